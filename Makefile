@@ -1,0 +1,78 @@
+# allocprof: memory allocation profiling for Linux 6.1 LTS.
+# 'make help' lists the targets; README explains them.
+
+SHELL := /bin/bash
+S := scripts
+# The kernel that demo, shell and kernel build: the first of prof or stock
+# that scripts/configs/kernels defines.
+KERNEL ?= $(shell awk '$$1 == "prof" { print; exit }' $(S)/configs/kernels | cut -f1 | grep . || echo stock)
+SERIES_ENV := SRC=$(CURDIR)/build/series KOUT=$(CURDIR)/build/test/kernel
+
+.PHONY: help deps source tree export check-export check-series kernel \
+	boot-test kunit test demo shell tool clean
+
+help:
+	@sed -n 's/^## //p' $(MAKEFILE_LIST)
+
+## demo          install what is missing, build the patched kernel, boot it, show /proc/allocinfo
+demo: deps
+	$(S)/apply-series.sh
+	$(SERIES_ENV) $(S)/build-kernel.sh $(KERNEL)
+	@[ ! -f tools/allocinfo/Makefile ] || $(MAKE) -s -C tools/allocinfo static
+	$(S)/run-guest.sh demo build/test/kernel/$(KERNEL)
+
+## shell         boot the demo kernel into an interactive busybox shell
+shell: deps
+	$(S)/apply-series.sh
+	$(SERIES_ENV) $(S)/build-kernel.sh $(KERNEL)
+	@[ ! -f tools/allocinfo/Makefile ] || $(MAKE) -s -C tools/allocinfo static
+	$(S)/run-guest.sh shell build/test/kernel/$(KERNEL)
+
+## test          every test layer; last line 'N passed, N failed'
+test: deps
+	@[ ! -f tools/allocinfo/Makefile ] || $(MAKE) -s -C tools/allocinfo static
+	$(S)/test.sh
+
+## deps          install missing packages with apt-get (as root), else print the command
+deps:
+	@$(S)/deps.sh
+
+## source        extract Debian's linux-source-6.1 into build/src
+source: deps
+	$(S)/source.sh
+
+## tree          git tree build/linux: pristine source (tag base) + the series, a commit a patch
+tree: deps
+	$(S)/tree.sh
+
+## export        regenerate patches/ from base..HEAD of build/linux (deterministic)
+export:
+	$(S)/export.sh
+
+## check-export  fail when patches/ does not match build/linux
+check-export:
+	$(S)/check-export.sh
+
+## check-series  apply the series with patch -p1, checkpatch --strict, sparse
+check-series: deps
+	$(S)/check-series.sh
+
+## kernel        build KERNEL (default prof, else stock) from build/linux
+kernel: deps
+	$(S)/build-kernel.sh $(KERNEL)
+
+## boot-test     build the kernels and run the QEMU boot tests from build/linux (ONLY=regex)
+boot-test: deps
+	$(S)/boot-tests.sh
+
+## kunit         run every kunit/*.kunitconfig on UML in build/linux
+kunit: deps
+	$(S)/kunit.sh
+
+## tool          build tools/allocinfo
+tool:
+	$(MAKE) -C tools/allocinfo
+
+## clean         remove build outputs (keeps build/src and build/linux)
+clean:
+	rm -rf build/kernel build/test build/boot build/kunit build/modules build/results build/sparse build/series

@@ -1,0 +1,102 @@
+#!/bin/bash
+# Boot one kernel in QEMU with the test initramfs and print TAP on stdout.
+#
+# Usage: boot-test.sh [options] NAME KDIR
+#   --cmdline "ARGS"   extra kernel command line
+#   --qemu "ARGS"      extra or overriding QEMU options (e.g. "-smp 1 -icount shift=0,sleep=off")
+#   --timeout S        seconds before the guest counts as hung (default 180)
+#   --expect-fail      a self-test: pass only if the run fails
+#
+# Besides the guest's own checks, a run fails when the guest does not boot,
+# hangs, stops before its last test, or the kernel prints a WARNING, BUG,
+# Oops or panic.  Logs stay in build/boot/NAME/.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+cmdline="" qemu_extra="" tmo=180 expect=pass
+while [ $# -gt 2 ]; do
+	case "$1" in
+	--cmdline) cmdline=$2; shift 2 ;;
+	--qemu) qemu_extra=$2; shift 2 ;;
+	--timeout) tmo=$2; shift 2 ;;
+	--expect-fail) expect=fail; shift ;;
+	*) die "unknown option $1" ;;
+	esac
+done
+name=${1:?usage: boot-test.sh [options] NAME KDIR}
+kdir=${2:?usage: boot-test.sh [options] NAME KDIR}
+logdir=$BUILD/boot/$name
+console=$logdir/console.log results=$logdir/results.log
+mkdir -p "$logdir"
+rm -f "$console" "$results"
+
+image=$kdir/arch/x86/boot/bzImage
+[ -f "$image" ] || die "no kernel at $image"
+"$ROOT/scripts/mkinitramfs.sh" "$kdir" "$logdir/initramfs.cpio.gz"
+
+# shellcheck disable=SC2086
+set -- qemu-system-x86_64 -nodefaults -display none -no-reboot \
+	-m 512 -smp 2,sockets=2,cores=1,threads=1 \
+	-kernel "$image" -initrd "$logdir/initramfs.cpio.gz" \
+	-serial stdio -serial "file:$results" \
+	-append "console=ttyS0 panic=-1 tsc=reliable allocprof.mode=test $cmdline" \
+	$qemu_extra
+echo "$*" >"$logdir/qemu.cmd"
+status=0
+timeout "$tmo" "$@" </dev/null >"$console" 2>&1 || status=$?
+touch "$results"
+
+n=0 failed=0
+tap() { # tap ok|not-ok DESC [WHY]
+	n=$((n + 1))
+	if [ "$1" = ok ]; then
+		echo "ok $n - $name: $2"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - $name: $2${3:+ # $3}"
+	fi
+}
+
+report() {
+	grep -q '^@@BOOTED' "$results" && tap ok "booted" || tap not-ok "booted" "no sign of life from /init"
+	while IFS= read -r line; do
+		line=${line%$'\r'}
+		case "$line" in
+		"@@T ok "*) tap ok "${line#@@T ok }" ;;
+		"@@T not ok "*) r=${line#@@T not ok }; tap not-ok "${r%% # *}" "${r#* # }" ;;
+		"@@T skip "*) n=$((n + 1)); r=${line#@@T skip }; echo "ok $n - $name: ${r%% # *} # SKIP ${r#* # }" ;;
+		esac
+	done <"$results"
+	if [ "$status" = 124 ]; then
+		tap not-ok "guest finished within ${tmo}s" "hung; killed by timeout"
+	elif grep -q '^@@DONE' "$results"; then
+		tap ok "guest ran every test"
+	else
+		tap not-ok "guest ran every test" "stopped early (qemu status $status)"
+	fi
+	faults=$(grep -nE 'WARNING:|BUG:|Oops|Kernel panic|kernel BUG at|general protection fault|UBSAN:|KASAN:|cut here|Call Trace:' "$console" | head -5 || true)
+	if [ -z "$faults" ]; then
+		tap ok "kernel log free of WARNING/BUG/Oops/panic"
+	else
+		tap not-ok "kernel log free of WARNING/BUG/Oops/panic" "$(echo "$faults" | head -1 | tr -d '\r')"
+	fi
+}
+
+if [ "$expect" = pass ]; then
+	report
+	echo "1..$n"
+	if [ "$failed" != 0 ]; then
+		echo "--- $name: last lines of $console" >&2
+		tail -n 25 "$console" >&2
+	fi
+else
+	inner=$(report)
+	if echo "$inner" | grep -q '^not ok'; then
+		echo "ok 1 - $name: harness reports the broken run ($(echo "$inner" | grep '^not ok' | tail -n1 | cut -d- -f2- | cut -c1-120))"
+	else
+		failed=1
+		echo "not ok 1 - $name: harness missed the broken run"
+	fi
+	echo "1..1"
+fi
+[ "$failed" = 0 ]

@@ -1,0 +1,54 @@
+#!/bin/bash
+# Build a busybox-static initramfs for the kernel built in KDIR: /init,
+# the guest tests and helpers, test modules built against KDIR (when it has
+# modules), and the static allocinfo tool when it has been built.
+#
+# Usage: mkinitramfs.sh KDIR OUT.cpio.gz
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+kdir=${1:?usage: mkinitramfs.sh KDIR OUT}
+out=${2:?usage: mkinitramfs.sh KDIR OUT}
+guest=$ROOT/scripts/guest
+stage=$(mktemp -d "$BUILD/initramfs.XXXXXX")
+trap 'rm -rf "$stage"' EXIT
+
+mkdir -p "$stage/bin" "$stage/tests" "$stage/modules" "$stage/etc"
+cp /bin/busybox "$stage/bin/busybox"
+cp "$guest/init" "$stage/init"
+cp "$guest/lib.sh" "$stage/lib.sh"
+[ -f "$guest/demo.sh" ] && cp "$guest/demo.sh" "$stage/demo.sh"
+cp "$guest"/tests/*.sh "$stage/tests/" 2>/dev/null || true
+chmod +x "$stage/init"
+printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' >"$stage/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\n' >"$stage/etc/group"
+
+# Test modules, built out of tree against this kernel.
+if grep -q '^CONFIG_MODULES=y' "$kdir/.config"; then
+	export CCACHE_BASEDIR=$BUILD CCACHE_NOHASHDIR=1
+	for m in "$guest"/modules/*/; do
+		[ -f "$m/Kbuild" ] || continue
+		name=$(basename "$m")
+		# An optional 'requires' file lists CONFIG_ options the module needs.
+		if [ -f "$m/requires" ]; then
+			lack=$(awk '/^CONFIG_/ { print $1 "=y" }' "$m/requires" | grep -vxFf "$kdir/.config" || true)
+			if [ -n "$lack" ]; then
+				msg "test module $name skipped: $(basename "$kdir") lacks $(echo $lack)"
+				continue
+			fi
+		fi
+		mb=$BUILD/modules/$(basename "$kdir")/$name
+		mkdir -p "$mb"
+		cp "$m"/* "$mb/"
+		make -s -C "$kdir" ARCH=x86_64 CC="ccache gcc" M="$mb" modules >"$mb/build.log" 2>&1 || {
+			cat "$mb/build.log" >&2
+			die "test module $name failed to build against $kdir"
+		}
+		cp "$mb"/*.ko "$stage/modules/"
+	done
+fi
+
+tool=$ROOT/tools/allocinfo/build/allocinfo-static
+[ -x "$tool" ] && cp "$tool" "$stage/bin/allocinfo"
+
+(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) | gzip -1 >"$out"
