@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * allocinfo.h - public interface of liballocinfo
+ *
+ * liballocinfo reads the kernel's /proc/allocinfo (memory allocation
+ * profiling, versions 1.x and 2.x) or a saved copy of it into a list of
+ * call-site entries.  A list is filled by one read and updated in place by
+ * later reads: an entry keeps its address across reads for as long as the
+ * list lives, so callers may keep pointers to entries and attach their own
+ * data to them.  All types are opaque; use the accessors.  See
+ * liballocinfo(3).
+ */
+#ifndef ALLOCINFO_H
+#define ALLOCINFO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ALLOCINFO_LIB_VERSION "1.0.0"
+
+/* Where the kernel publishes the profile (mode 0400, root only). */
+#define ALLOCINFO_PROC_PATH "/proc/allocinfo"
+
+/* Error codes returned by the read functions and allocinfo_list_geterror(). */
+enum allocinfo_error {
+	ALLOCINFO_OK = 0,
+	ALLOCINFO_ENOMEM,	/* out of memory */
+	ALLOCINFO_EINVAL,	/* invalid argument */
+	ALLOCINFO_EACCES,	/* permission denied opening the source */
+	ALLOCINFO_ENOENT,	/* source does not exist */
+	ALLOCINFO_EIO,		/* other system error; see allocinfo_list_errno() */
+	ALLOCINFO_ENOHEADER,	/* no "allocinfo - version: X.Y" header */
+	ALLOCINFO_EVERSION,	/* unsupported major format version */
+	ALLOCINFO_NERRORS
+};
+
+/* How many malformed line numbers a list remembers per read. */
+#define ALLOCINFO_MALFORMED_MAX 64
+
+struct allocinfo_list;
+struct allocinfo_entry;
+
+const char *allocinfo_strerror(int error);
+
+/* List management. */
+struct allocinfo_list *allocinfo_list_new(void);
+void allocinfo_list_free(struct allocinfo_list *list);
+int allocinfo_list_read_path(struct allocinfo_list *list, const char *path);
+int allocinfo_list_read_fd(struct allocinfo_list *list, int fd);
+int allocinfo_list_read_buffer(struct allocinfo_list *list, const char *buf,
+			       size_t len);
+size_t allocinfo_list_prune(struct allocinfo_list *list);
+int allocinfo_list_geterror(const struct allocinfo_list *list);
+int allocinfo_list_errno(const struct allocinfo_list *list);
+
+/* What the last successful read saw. */
+int allocinfo_list_version_major(const struct allocinfo_list *list);
+int allocinfo_list_version_minor(const struct allocinfo_list *list);
+size_t allocinfo_list_count(const struct allocinfo_list *list);
+size_t allocinfo_list_present(const struct allocinfo_list *list);
+size_t allocinfo_list_generation(const struct allocinfo_list *list);
+size_t allocinfo_list_malformed_count(const struct allocinfo_list *list);
+size_t allocinfo_list_malformed_line(const struct allocinfo_list *list,
+				     size_t index);
+const char *allocinfo_list_malformed_reason(const struct allocinfo_list *list,
+					    size_t index);
+const char *allocinfo_list_raw(const struct allocinfo_list *list, size_t *len);
+const char *allocinfo_list_header(const struct allocinfo_list *list,
+				  const char *key);
+
+/* Iteration and lookup. */
+struct allocinfo_entry *allocinfo_list_first(const struct allocinfo_list *list);
+struct allocinfo_entry *allocinfo_entry_next(const struct allocinfo_entry *entry);
+struct allocinfo_entry *allocinfo_list_find(const struct allocinfo_list *list,
+					    const char *file, unsigned long line,
+					    const char *func, const char *module);
+struct allocinfo_entry *allocinfo_list_find_func(const struct allocinfo_list *list,
+						 const char *func,
+						 const struct allocinfo_entry *after);
+struct allocinfo_entry *allocinfo_list_find_module(const struct allocinfo_list *list,
+						   const char *module,
+						   const struct allocinfo_entry *after);
+
+/* Entry accessors. */
+int64_t allocinfo_entry_bytes(const struct allocinfo_entry *entry);
+uint64_t allocinfo_entry_calls(const struct allocinfo_entry *entry);
+const char *allocinfo_entry_file(const struct allocinfo_entry *entry);
+unsigned long allocinfo_entry_line(const struct allocinfo_entry *entry);
+const char *allocinfo_entry_func(const struct allocinfo_entry *entry);
+const char *allocinfo_entry_module(const struct allocinfo_entry *entry);
+unsigned allocinfo_entry_occurrence(const struct allocinfo_entry *entry);
+size_t allocinfo_entry_lineno(const struct allocinfo_entry *entry);
+int allocinfo_entry_vanished(const struct allocinfo_entry *entry);
+size_t allocinfo_entry_kv_count(const struct allocinfo_entry *entry);
+int allocinfo_entry_kv_get(const struct allocinfo_entry *entry, size_t index,
+			   const char **key, const char **value);
+const char *allocinfo_entry_kv_find(const struct allocinfo_entry *entry,
+				    const char *key);
+
+/* Caller-owned fields; the library never reads them and keeps them across reads. */
+void *allocinfo_entry_get_ptr(const struct allocinfo_entry *entry);
+void allocinfo_entry_set_ptr(struct allocinfo_entry *entry, void *value);
+uint64_t allocinfo_entry_get_u64(const struct allocinfo_entry *entry);
+void allocinfo_entry_set_u64(struct allocinfo_entry *entry, uint64_t value);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ALLOCINFO_H */

@@ -1,0 +1,1062 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * allocinfo - show and compare the kernel's memory allocation profile
+ *
+ * The command is a thin layer over liballocinfo: it loads a source into a
+ * list, turns the entries into rows, filters, groups, sorts and prints them.
+ * Subcommands (snapshot, diff, top, growth) live in their own files and
+ * share the option parser and row helpers here.
+ *
+ * Exit status: 0 success, 1 runtime error, 2 usage error, 3 malformed input
+ * under --strict.
+ */
+#define _DEFAULT_SOURCE
+#include <ctype.h>
+#include <err.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+#define VERSION "1.0.0"
+
+struct opts opt;
+const char *proc_root = "/proc";
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		err(EX_RUNTIME, "malloc");
+	return p;
+}
+
+void *xcalloc(size_t n, size_t m)
+{
+	void *p = calloc(n ? n : 1, m ? m : 1);
+
+	if (!p)
+		err(EX_RUNTIME, "calloc");
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (!p)
+		err(EX_RUNTIME, "strdup");
+	return p;
+}
+
+const char *modname(const char *m)
+{
+	return m ? m : "vmlinux";
+}
+
+void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarnx(fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "Try 'allocinfo --help' for more information.\n");
+	exit(EX_USAGE_);
+}
+
+char *fmt_size(char *buf, size_t len, int64_t v, int raw)
+{
+	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	double d;
+	int u = -1;
+
+	if (raw || a < 1024) {
+		snprintf(buf, len, raw ? "%" PRId64 : "%" PRId64 "B", v);
+		return buf;
+	}
+	d = (double)a;
+	while (d >= 1024 && u < 5) {
+		d /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%s%.1f%s", v < 0 ? "-" : "", d, unit[u]);
+	return buf;
+}
+
+char *live_path(void)
+{
+	static char buf[4096];
+
+	snprintf(buf, sizeof(buf), "%s/allocinfo", proc_root);
+	return buf;
+}
+
+int is_live(const char *path)
+{
+	return !path || !strcmp(path, live_path()) || !strcmp(path, "/proc/allocinfo");
+}
+
+const char *src_name(const char *path)
+{
+	if (!path)
+		return live_path();
+	return strcmp(path, "-") ? path : "<stdin>";
+}
+
+/* Read a small text file, without the trailing newline; NULL if unreadable. */
+char *read_small(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char buf[256];
+	size_t n;
+
+	if (!f)
+		return NULL;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	while (n && isspace((unsigned char)buf[n - 1]))
+		buf[--n] = '\0';
+	return xstrdup(buf);
+}
+
+static void check_sysctl(void)
+{
+	char path[4200];
+	char *v;
+
+	snprintf(path, sizeof(path), "%s/sys/vm/mem_profiling", proc_root);
+	v = read_small(path);
+	if (!v)
+		warnx("warning: %s not found: allocation profiling may be off, "
+		      "numbers may be stale or not collected", path);
+	else if (!strcmp(v, "0"))
+		warnx("warning: allocation profiling is disabled (vm.mem_profiling=0): "
+		      "numbers are stale, not being updated");
+	else if (!strcmp(v, "never"))
+		warnx("warning: allocation profiling is off (vm.mem_profiling=never): "
+		      "numbers were not collected");
+	free(v);
+}
+
+/*
+ * Load a source into a list.  Returns 0, or an exit status after printing
+ * the reason.  report: say something about malformed lines and the sysctl.
+ */
+int load(struct allocinfo_list *l, const char *path, int report)
+{
+	const char *name = src_name(path);
+	int live = is_live(path), rc, e;
+
+	if (path && !strcmp(path, "-"))
+		rc = allocinfo_list_read_fd(l, 0);
+	else
+		rc = allocinfo_list_read_path(l, path ? path : live_path());
+	e = allocinfo_list_errno(l);
+	switch (rc) {
+	case ALLOCINFO_OK:
+		break;
+	case ALLOCINFO_EACCES:
+		if (live)
+			warnx("%s: permission denied: the file is mode 0400, "
+			      "reading it needs root", name);
+		else
+			warnx("%s: %s", name, strerror(e));
+		return EX_RUNTIME;
+	case ALLOCINFO_ENOENT:
+		if (live)
+			warnx("%s: not found: this kernel lacks memory allocation "
+			      "profiling (CONFIG_MEM_ALLOC_PROFILING)", name);
+		else
+			warnx("%s: %s", name, strerror(e));
+		return EX_RUNTIME;
+	case ALLOCINFO_EIO:
+		warnx("%s: %s", name, strerror(e));
+		return EX_RUNTIME;
+	case ALLOCINFO_EVERSION:
+		warnx("%s: unsupported format version %d.%d (this allocinfo reads 1.x and 2.x)",
+		      name, allocinfo_list_version_major(l),
+		      allocinfo_list_version_minor(l));
+		return EX_RUNTIME;
+	default:
+		warnx("%s: %s", name, allocinfo_strerror(rc));
+		return EX_RUNTIME;
+	}
+	if (report && live)
+		check_sysctl();
+	size_t nm = allocinfo_list_malformed_count(l);
+	if (nm && (report || opt.strict)) {
+		size_t shown = nm < ALLOCINFO_MALFORMED_MAX ? nm : ALLOCINFO_MALFORMED_MAX;
+
+		for (size_t i = 0; i < shown; i++)
+			warnx("%s:%zu: malformed line: %s", name,
+			      allocinfo_list_malformed_line(l, i),
+			      allocinfo_list_malformed_reason(l, i));
+		if (nm > shown)
+			warnx("%s: ... and %zu more malformed lines", name, nm - shown);
+		warnx("%s: %zu malformed line%s skipped%s", name, nm, nm == 1 ? "" : "s",
+		      opt.strict ? " (fatal with --strict)" : "");
+	}
+	if (nm && opt.strict)
+		return EX_MALFORMED;
+	return 0;
+}
+
+/* ---- filters, sorting, grouping -------------------------------------- */
+
+static const char *field(const struct row *r, int f)
+{
+	switch (f) {
+	case K_FILE: return r->file ? r->file : "";
+	case K_FUNC: return r->func ? r->func : "";
+	default: return modname(r->module);
+	}
+}
+
+int row_match(const struct row *r)
+{
+	int want[3] = { 0, 0, 0 }, got[3] = { 0, 0, 0 };
+
+	if (opt.nonzero && r->bytes == 0)
+		return 0;
+	if (opt.min_bytes_set && r->bytes < opt.min_bytes)
+		return 0;
+	if (opt.min_calls_set && r->calls < opt.min_calls)
+		return 0;
+	for (int i = 0; i < opt.nfilters; i++) {
+		const struct refilter *f = &opt.filters[i];
+		int idx = f->field == K_FILE ? 0 : f->field == K_FUNC ? 1 : 2;
+		int m = !regexec(&f->re, field(r, f->field), 0, NULL, 0);
+
+		if (f->exclude) {
+			if (m)
+				return 0;
+		} else {
+			want[idx] = 1;
+			got[idx] |= m;
+		}
+	}
+	for (int i = 0; i < 3; i++)
+		if (want[i] && !got[i])
+			return 0;
+	return 1;
+}
+
+static double avg_of(const struct row *r)
+{
+	return r->calls ? (double)r->bytes / (double)r->calls : 0.0;
+}
+
+static int cmp_num(double a, double b)
+{
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_key(const struct row *a, const struct row *b, enum key k)
+{
+	switch (k) {
+	case K_BYTES: return a->bytes < b->bytes ? -1 : a->bytes > b->bytes;
+	case K_CALLS: return a->calls < b->calls ? -1 : a->calls > b->calls;
+	case K_AVG: return cmp_num(avg_of(a), avg_of(b));
+	case K_RATE: return cmp_num(a->rate, b->rate);
+	case K_LINE: return a->line < b->line ? -1 : a->line > b->line;
+	case K_FILE: return strcmp(field(a, K_FILE), field(b, K_FILE));
+	case K_FUNC: return strcmp(field(a, K_FUNC), field(b, K_FUNC));
+	case K_MODULE: return strcmp(field(a, K_MODULE), field(b, K_MODULE));
+	}
+	return 0;
+}
+
+static int cmp_rows(const void *pa, const void *pb)
+{
+	const struct row *a = pa, *b = pb;
+	static const enum key tie[] = { K_FILE, K_LINE, K_FUNC, K_MODULE };
+	int c;
+
+	for (int i = 0; i < opt.nsort; i++) {
+		c = cmp_key(a, b, opt.sort[i].key);
+		if (c)
+			return opt.sort[i].desc ? -c : c;
+	}
+	for (size_t i = 0; i < sizeof(tie) / sizeof(tie[0]); i++)
+		if ((c = cmp_key(a, b, tie[i])))
+			return c;
+	return a->occ < b->occ ? -1 : a->occ > b->occ;
+}
+
+void rows_sort(struct row *rows, size_t n)
+{
+	if (n > 1)
+		qsort(rows, n, sizeof(*rows), cmp_rows);
+}
+
+int parse_sort(const char *s)
+{
+	static const struct { const char *name; enum key k; int desc; } keys[] = {
+		{ "bytes", K_BYTES, 1 }, { "calls", K_CALLS, 1 }, { "avg", K_AVG, 1 },
+		{ "rate", K_RATE, 1 }, { "file", K_FILE, 0 }, { "line", K_LINE, 0 },
+		{ "func", K_FUNC, 0 }, { "module", K_MODULE, 0 },
+	};
+	char *dup = xstrdup(s), *tok, *save = NULL;
+
+	opt.nsort = 0;
+	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int dir = -1;
+		size_t i;
+
+		if (*tok == '-' || *tok == '+')
+			dir = *tok++ == '-';
+		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			if (!strcmp(tok, keys[i].name))
+				break;
+		if (i == sizeof(keys) / sizeof(keys[0]))
+			usage_error("unknown sort key '%s' (keys: bytes, calls, avg, rate, "
+				    "file, line, func, module)", tok);
+		if (opt.nsort == 16)
+			usage_error("too many sort keys");
+		opt.sort[opt.nsort].key = keys[i].k;
+		opt.sort[opt.nsort].desc = dir < 0 ? keys[i].desc : dir;
+		opt.nsort++;
+	}
+	free(dup);
+	if (!opt.nsort)
+		usage_error("empty sort specification");
+	return 0;
+}
+
+static const char *strip_dot(const char *f)
+{
+	while (f[0] == '.' && f[1] == '/')
+		f += 2;
+	return f;
+}
+
+static char *group_key(const struct row *r)
+{
+	const char *f = strip_dot(r->file), *slash;
+	char *k;
+
+	switch (opt.group) {
+	case G_MODULE: return xstrdup(modname(r->module));
+	case G_FUNC: return xstrdup(r->func);
+	case G_FILE: return xstrdup(f);
+	default: break;
+	}
+	slash = strrchr(f, '/');
+	if (!slash)
+		return xstrdup(".");
+	k = xmalloc((size_t)(slash - f) + 1);
+	memcpy(k, f, (size_t)(slash - f));
+	k[slash - f] = '\0';
+	if (opt.group_depth > 0) {
+		int n = 0;
+
+		for (char *p = k; *p; p++)
+			if (*p == '/' && ++n == opt.group_depth) {
+				*p = '\0';
+				break;
+			}
+	}
+	return k;
+}
+
+static int cmp_gkey(const void *pa, const void *pb)
+{
+	const struct row *a = pa, *b = pb;
+
+	return strcmp(a->key, b->key);
+}
+
+/* Merge rows with equal group keys; returns the new count. */
+size_t rows_group(struct row *rows, size_t n)
+{
+	size_t out = 0;
+
+	for (size_t i = 0; i < n; i++)
+		rows[i].key = group_key(&rows[i]);
+	if (n > 1)
+		qsort(rows, n, sizeof(*rows), cmp_gkey);
+	for (size_t i = 0; i < n; i++) {
+		if (out && !strcmp(rows[out - 1].key, rows[i].key)) {
+			rows[out - 1].bytes = sat_add(rows[out - 1].bytes, rows[i].bytes);
+			rows[out - 1].calls = sat_addu(rows[out - 1].calls, rows[i].calls);
+			rows[out - 1].rate += rows[i].rate;
+			rows[out - 1].sites++;
+			free(rows[i].key);
+			continue;
+		}
+		rows[out] = rows[i];
+		rows[out].sites = 1;
+		rows[out].e = NULL;
+		rows[out].line = 0;
+		rows[out].occ = 0;
+		rows[out].file = opt.group == G_FILE || opt.group == G_DIR ? rows[out].key : "";
+		rows[out].func = opt.group == G_FUNC ? rows[out].key : "";
+		rows[out].module = opt.group == G_MODULE ? rows[out].key : "";
+		out++;
+	}
+	return out;
+}
+
+void rows_free(struct row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(rows[i].key);
+	free(rows);
+}
+
+/* ---- output ---------------------------------------------------------- */
+
+static const char *group_name(void)
+{
+	static const char *const n[] = { "", "module", "dir", "file", "func" };
+
+	return n[opt.group];
+}
+
+static const char *group_label(const struct row *r)
+{
+	return r->key;
+}
+
+static void kv_text(FILE *f, const struct allocinfo_entry *e, const char *sep,
+		    const char *pairsep)
+{
+	const char *k, *v;
+
+	for (size_t i = 0; e && i < allocinfo_entry_kv_count(e); i++) {
+		allocinfo_entry_kv_get(e, i, &k, &v);
+		fprintf(f, "%s%s%s%s", i ? pairsep : "", k, sep, v);
+	}
+}
+
+void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+void csv_str(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void om_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\\\", f);
+		else if (*s == '"')
+			fputs("\\\"", f);
+		else if (*s == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static int width(const char *s, int w)
+{
+	int n = (int)strlen(s);
+
+	return n > w ? n : w;
+}
+
+static void out_table(FILE *f, struct row *rows, size_t n, size_t shown,
+		      int64_t tbytes, uint64_t tcalls)
+{
+	char b[64], c[32], a[64], loc[64];
+	int wb = 5, wc = 5, wa = 3, wl = 8, wf = 8, wm = 6, haskv = 0;
+
+	for (size_t i = 0; i < shown; i++) {
+		struct row *r = &rows[i];
+
+		wb = width(fmt_size(b, sizeof(b), r->bytes, opt.raw), wb);
+		snprintf(c, sizeof(c), "%" PRIu64, r->calls);
+		wc = width(c, wc);
+		wa = width(fmt_size(a, sizeof(a), r->calls ? avg_bytes(r->bytes, r->calls) : 0, opt.raw), wa);
+		if (opt.group) {
+			wl = width(group_label(r), wl);
+			continue;
+		}
+		snprintf(loc, sizeof(loc), ":%lu", r->line);
+		int lw = (int)(strlen(r->file) + strlen(loc));
+		wl = lw > wl ? lw : wl;
+		wf = width(r->func, wf);
+		wm = width(modname(r->module), wm);
+		haskv |= allocinfo_entry_kv_count(r->e) > 0;
+	}
+	if (opt.group)
+		fprintf(f, "%*s %*s %*s %6s  %s\n", wb, "BYTES", wc, "CALLS", wa, "AVG",
+			"SITES", opt.group == G_DIR ? "DIR" : opt.group == G_FILE ? "FILE" :
+			opt.group == G_FUNC ? "FUNCTION" : "MODULE");
+	else
+		fprintf(f, "%*s %*s %*s  %-*s %-*s %-*s%s\n", wb, "BYTES", wc, "CALLS",
+			wa, "AVG", wl, "LOCATION", wf, "FUNCTION", haskv ? wm : 0,
+			"MODULE", haskv ? " EXTRA" : "");
+	for (size_t i = 0; i < shown; i++) {
+		struct row *r = &rows[i];
+
+		snprintf(c, sizeof(c), "%" PRIu64, r->calls);
+		fmt_size(b, sizeof(b), r->bytes, opt.raw);
+		if (r->calls)
+			fmt_size(a, sizeof(a), avg_bytes(r->bytes, r->calls), opt.raw);
+		else
+			strcpy(a, "-");
+		if (opt.group) {
+			fprintf(f, "%*s %*s %*s %6zu  %s\n", wb, b, wc, c, wa, a,
+				r->sites, group_label(r));
+			continue;
+		}
+		int lw = fprintf(f, "%*s %*s %*s  %s:%lu", wb, b, wc, c, wa, a,
+				 r->file, r->line);
+		snprintf(loc, sizeof(loc), ":%lu", r->line);
+		lw = wl - (int)(strlen(r->file) + strlen(loc));
+		fprintf(f, "%*s %-*s %-*s", lw, "", wf, r->func,
+			haskv ? wm : 0, modname(r->module));
+		if (haskv && allocinfo_entry_kv_count(r->e)) {
+			fputc(' ', f);
+			kv_text(f, r->e, ":", " ");
+		}
+		fputc('\n', f);
+	}
+	fprintf(f, "-- %zu %s%s (%zu shown), total %s in %" PRIu64 " calls\n", n,
+		opt.group ? "group" : "call site", n == 1 ? "" : "s", shown,
+		fmt_size(b, sizeof(b), tbytes, opt.raw), tcalls);
+}
+
+static void out_json(FILE *f, struct row *rows, size_t n, size_t shown,
+		     int64_t tbytes, uint64_t tcalls, const struct allocinfo_list *l)
+{
+	fprintf(f, "{\"version\":\"%d.%d\",", allocinfo_list_version_major(l),
+		allocinfo_list_version_minor(l));
+	if (opt.group)
+		fprintf(f, "\"group\":\"%s\",", group_name());
+	fprintf(f, "\"count\":%zu,\"shown\":%zu,\"total_bytes\":%" PRId64
+		",\"total_calls\":%" PRIu64 ",\"malformed\":%zu,\"rows\":[",
+		n, shown, tbytes, tcalls, allocinfo_list_malformed_count(l));
+	for (size_t i = 0; i < shown; i++) {
+		struct row *r = &rows[i];
+
+		fprintf(f, "%s\n{\"bytes\":%" PRId64 ",\"calls\":%" PRIu64 ",\"avg\":",
+			i ? "," : "", r->bytes, r->calls);
+		if (r->calls)
+			fprintf(f, "%" PRId64, avg_bytes(r->bytes, r->calls));
+		else
+			fputs("null", f);
+		if (opt.group) {
+			fprintf(f, ",\"sites\":%zu,\"key\":", r->sites);
+			json_str(f, r->key);
+			fputc('}', f);
+			continue;
+		}
+		fputs(",\"file\":", f);
+		json_str(f, r->file);
+		fprintf(f, ",\"line\":%lu,\"func\":", r->line);
+		json_str(f, r->func);
+		fputs(",\"module\":", f);
+		json_str(f, modname(r->module));
+		if (allocinfo_entry_kv_count(r->e)) {
+			const char *k, *v;
+
+			fputs(",\"extra\":{", f);
+			for (size_t j = 0; j < allocinfo_entry_kv_count(r->e); j++) {
+				allocinfo_entry_kv_get(r->e, j, &k, &v);
+				if (j)
+					fputc(',', f);
+				json_str(f, k);
+				fputc(':', f);
+				json_str(f, v);
+			}
+			fputc('}', f);
+		}
+		fputc('}', f);
+	}
+	fputs("\n]}\n", f);
+}
+
+static void out_csv(FILE *f, struct row *rows, size_t shown)
+{
+	char buf[64];
+
+	if (opt.group)
+		fprintf(f, "%s,bytes,calls,avg,sites\n", group_name());
+	else
+		fputs("bytes,calls,avg,file,line,func,module,extra\n", f);
+	for (size_t i = 0; i < shown; i++) {
+		struct row *r = &rows[i];
+
+		if (r->calls)
+			snprintf(buf, sizeof(buf), "%" PRId64, avg_bytes(r->bytes, r->calls));
+		else
+			buf[0] = '\0';
+		if (opt.group) {
+			csv_str(f, r->key);
+			fprintf(f, ",%" PRId64 ",%" PRIu64 ",%s,%zu\n", r->bytes, r->calls,
+				buf, r->sites);
+			continue;
+		}
+		fprintf(f, "%" PRId64 ",%" PRIu64 ",%s,", r->bytes, r->calls, buf);
+		csv_str(f, r->file);
+		fprintf(f, ",%lu,", r->line);
+		csv_str(f, r->func);
+		fputc(',', f);
+		csv_str(f, modname(r->module));
+		fputc(',', f);
+		if (allocinfo_entry_kv_count(r->e)) {
+			char *s = NULL;
+			size_t sl = 0;
+			FILE *m = open_memstream(&s, &sl);
+
+			if (!m)
+				err(EX_RUNTIME, "open_memstream");
+			kv_text(m, r->e, ":", " ");
+			fclose(m);
+			csv_str(f, s);
+			free(s);
+		}
+		fputc('\n', f);
+	}
+}
+
+static void om_labels(FILE *f, const struct row *r)
+{
+	if (opt.group) {
+		fprintf(f, "{%s=", group_name());
+		om_str(f, r->key);
+		fputc('}', f);
+		return;
+	}
+	fputs("{file=", f);
+	om_str(f, r->file);
+	fprintf(f, ",line=\"%lu\",func=", r->line);
+	om_str(f, r->func);
+	fputs(",module=", f);
+	om_str(f, modname(r->module));
+	if (r->occ)
+		fprintf(f, ",occurrence=\"%u\"", r->occ);
+	fputc('}', f);
+}
+
+static void out_openmetrics(FILE *f, struct row *rows, size_t shown)
+{
+	fputs("# TYPE allocinfo_bytes gauge\n"
+	      "# UNIT allocinfo_bytes bytes\n"
+	      "# HELP allocinfo_bytes Bytes currently allocated from the call site.\n", f);
+	for (size_t i = 0; i < shown; i++) {
+		fputs("allocinfo_bytes", f);
+		om_labels(f, &rows[i]);
+		fprintf(f, " %" PRId64 "\n", rows[i].bytes);
+	}
+	fputs("# TYPE allocinfo_calls gauge\n"
+	      "# HELP allocinfo_calls Live allocations made from the call site.\n", f);
+	for (size_t i = 0; i < shown; i++) {
+		fputs("allocinfo_calls", f);
+		om_labels(f, &rows[i]);
+		fprintf(f, " %" PRIu64 "\n", rows[i].calls);
+	}
+	fputs("# EOF\n", f);
+}
+
+static void folded_part(FILE *f, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n && s[i]; i++)
+		fputc(s[i] == ';' || s[i] == ' ' ? '_' : s[i], f);
+}
+
+static void out_folded(FILE *f, struct row *rows, size_t shown)
+{
+	for (size_t i = 0; i < shown; i++) {
+		struct row *r = &rows[i];
+
+		if (r->bytes <= 0)
+			continue;
+		if (opt.group) {
+			folded_part(f, r->key, SIZE_MAX);
+		} else {
+			const char *fl = strip_dot(r->file), *sl = strrchr(fl, '/');
+
+			if (sl)
+				folded_part(f, fl, (size_t)(sl - fl));
+			else
+				fputc('.', f);
+			fputc(';', f);
+			folded_part(f, sl ? sl + 1 : fl, SIZE_MAX);
+			fputc(';', f);
+			folded_part(f, r->func, SIZE_MAX);
+		}
+		fprintf(f, " %" PRId64 "\n", r->bytes);
+	}
+}
+
+void output_rows(FILE *f, struct row *rows, size_t n, const struct allocinfo_list *l)
+{
+	int64_t tb = 0;
+	uint64_t tc = 0;
+	size_t shown = n;
+	long lim = opt.limit;
+
+	for (size_t i = 0; i < n; i++) {
+		tb = sat_add(tb, rows[i].bytes);
+		tc = sat_addu(tc, rows[i].calls);
+	}
+	if (lim == -2)	/* default: 20 in the table, all in machine formats */
+		lim = opt.fmt == FMT_TABLE ? 20 : -1;
+	if (lim >= 0 && (size_t)lim < n)
+		shown = (size_t)lim;
+	switch (opt.fmt) {
+	case FMT_TABLE: out_table(f, rows, n, shown, tb, tc); break;
+	case FMT_JSON: out_json(f, rows, n, shown, tb, tc, l); break;
+	case FMT_CSV: out_csv(f, rows, shown); break;
+	case FMT_OPENMETRICS: out_openmetrics(f, rows, shown); break;
+	case FMT_FOLDED: out_folded(f, rows, shown); break;
+	}
+}
+
+/* ---- option parsing and the default view ------------------------------ */
+
+static void usage(FILE *f)
+{
+	fputs("Usage: allocinfo [OPTIONS] [FILE]\n"
+	      "       allocinfo snapshot [-o FILE] [OPTIONS] [SOURCE]\n"
+	      "       allocinfo diff [OPTIONS] OLD [NEW]\n"
+	      "       allocinfo top [-d SECONDS] [-i N] [OPTIONS] [SOURCE]\n"
+	      "       allocinfo growth [-c COUNT] [-d SECONDS] [OPTIONS] [SOURCE | SNAPSHOT...]\n"
+	      "Show the kernel's memory allocation profile (/proc/allocinfo).\n"
+	      "FILE may be a saved copy, a snapshot, or - for standard input.\n"
+	      "\n"
+	      "Source and input:\n"
+	      "  -f, --input FILE        read FILE instead of /proc/allocinfo\n"
+	      "      --strict            malformed lines are fatal (exit status 3)\n"
+	      "Selection and order:\n"
+	      "  -n, --lines N           show the first N rows (table default 20)\n"
+	      "  -a, --all               show all rows\n"
+	      "  -s, --sort KEYS         comma-separated keys: bytes calls avg rate file\n"
+	      "                          line func module; prefix - descending, + ascending\n"
+	      "                          (default: bytes, descending)\n"
+	      "      --module RE         keep modules matching RE (vmlinux: built-in)\n"
+	      "      --exclude-module RE drop modules matching RE\n"
+	      "      --file RE, --exclude-file RE, --func RE, --exclude-func RE\n"
+	      "                          the same for the source file and function\n"
+	      "      --min-bytes N       keep rows with at least N bytes (K/M/G suffixes)\n"
+	      "      --min-calls N       keep rows with at least N calls\n"
+	      "      --nonzero           drop rows with zero bytes\n"
+	      "  -g, --group WHAT        sum by module, dir[:N], file or func\n"
+	      "Output:\n"
+	      "  -b, --bytes             raw byte counts instead of IEC units\n"
+	      "      --json, --csv, --openmetrics, --folded, --format FMT\n"
+	      "  -o, --output FILE       snapshot: write to FILE (default stdout)\n"
+	      "  -d, --delay SECONDS     top, growth: seconds between samples\n"
+	      "  -i, --iterations N      top: stop after N refreshes\n"
+	      "  -c, --count N           growth: number of samples (default 5)\n"
+	      "      --unchanged         diff: also list unchanged call sites\n"
+	      "  -h, --help              show this help\n"
+	      "  -V, --version           show the version\n"
+	      "\n"
+	      "Exit status: 0 success, 1 runtime error, 2 usage error,\n"
+	      "3 malformed input with --strict.\n", f);
+}
+
+enum {
+	O_STRICT = 256, O_MODULE, O_XMODULE, O_FILE, O_XFILE, O_FUNC, O_XFUNC,
+	O_MINB, O_MINC, O_NONZERO, O_JSON, O_CSV, O_OM, O_FOLDED, O_FORMAT,
+	O_UNCHANGED,
+};
+
+static const struct option longopts[] = {
+	{ "input", required_argument, NULL, 'f' },
+	{ "strict", no_argument, NULL, O_STRICT },
+	{ "lines", required_argument, NULL, 'n' },
+	{ "all", no_argument, NULL, 'a' },
+	{ "sort", required_argument, NULL, 's' },
+	{ "module", required_argument, NULL, O_MODULE },
+	{ "exclude-module", required_argument, NULL, O_XMODULE },
+	{ "file", required_argument, NULL, O_FILE },
+	{ "exclude-file", required_argument, NULL, O_XFILE },
+	{ "func", required_argument, NULL, O_FUNC },
+	{ "exclude-func", required_argument, NULL, O_XFUNC },
+	{ "min-bytes", required_argument, NULL, O_MINB },
+	{ "min-calls", required_argument, NULL, O_MINC },
+	{ "nonzero", no_argument, NULL, O_NONZERO },
+	{ "group", required_argument, NULL, 'g' },
+	{ "bytes", no_argument, NULL, 'b' },
+	{ "json", no_argument, NULL, O_JSON },
+	{ "csv", no_argument, NULL, O_CSV },
+	{ "openmetrics", no_argument, NULL, O_OM },
+	{ "folded", no_argument, NULL, O_FOLDED },
+	{ "format", required_argument, NULL, O_FORMAT },
+	{ "output", required_argument, NULL, 'o' },
+	{ "delay", required_argument, NULL, 'd' },
+	{ "iterations", required_argument, NULL, 'i' },
+	{ "count", required_argument, NULL, 'c' },
+	{ "unchanged", no_argument, NULL, O_UNCHANGED },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static long long parse_num(const char *s, const char *what, int suffixes, int allow_neg)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (end == s || errno || (!allow_neg && v < 0))
+		usage_error("invalid %s '%s'", what, s);
+	if (suffixes && *end) {
+		const char *u = "KMGTP";
+		const char *p = strchr(u, toupper((unsigned char)*end));
+		int shift;
+
+		if (!p || !*p)
+			usage_error("invalid %s '%s'", what, s);
+		shift = 10 * (int)(p - u + 1);
+		end++;
+		if (*end == 'i' && end[1] == 'B')
+			end += 2;
+		else if (*end == 'B')
+			end++;
+		if (v > (LLONG_MAX >> shift) || v < -(LLONG_MAX >> shift))
+			usage_error("%s '%s' out of range", what, s);
+		v *= 1LL << shift;
+	}
+	if (*end)
+		usage_error("invalid %s '%s'", what, s);
+	return v;
+}
+
+static void add_filter(const char *re, int fieldk, int exclude)
+{
+	struct refilter *f;
+	int rc;
+
+	opt.filters = realloc(opt.filters, (size_t)(opt.nfilters + 1) * sizeof(*opt.filters));
+	if (!opt.filters)
+		err(EX_RUNTIME, "realloc");
+	f = &opt.filters[opt.nfilters];
+	rc = regcomp(&f->re, re, REG_EXTENDED | REG_NOSUB);
+	if (rc) {
+		char msg[256];
+
+		regerror(rc, &f->re, msg, sizeof(msg));
+		usage_error("bad regular expression '%s': %s", re, msg);
+	}
+	f->field = fieldk;
+	f->exclude = exclude;
+	opt.nfilters++;
+}
+
+static void set_format(const char *s)
+{
+	static const char *const names[] = { "table", "json", "csv", "openmetrics", "folded" };
+
+	for (int i = 0; i < 5; i++)
+		if (!strcmp(s, names[i])) {
+			opt.fmt = (enum fmt)i;
+			return;
+		}
+	usage_error("unknown format '%s' (table, json, csv, openmetrics, folded)", s);
+}
+
+static void set_group(const char *s)
+{
+	if (!strcmp(s, "module"))
+		opt.group = G_MODULE;
+	else if (!strcmp(s, "file"))
+		opt.group = G_FILE;
+	else if (!strcmp(s, "func"))
+		opt.group = G_FUNC;
+	else if (!strcmp(s, "dir"))
+		opt.group = G_DIR;
+	else if (!strncmp(s, "dir:", 4)) {
+		opt.group = G_DIR;
+		opt.group_depth = (int)parse_num(s + 4, "directory depth", 0, 0);
+		if (opt.group_depth < 1 || opt.group_depth > 1000)
+			usage_error("directory depth must be 1 to 1000");
+	} else
+		usage_error("unknown group '%s' (module, dir[:N], file, func)", s);
+}
+
+static double parse_delay(const char *s)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(s, &end);
+	if (end == s || *end || errno || !(d >= 0) || d > 86400)
+		usage_error("invalid delay '%s'", s);
+	return d;
+}
+
+static void parse_opts(int argc, char **argv)
+{
+	int c;
+
+	opt.limit = -2;
+	opt.delay = -1;
+	opt.iterations = -1;
+	opt.count = -1;
+	opt.nsort = 1;
+	opt.sort[0].key = K_BYTES;
+	opt.sort[0].desc = 1;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "f:n:as:g:bo:d:i:c:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f': opt.input = optarg; break;
+		case O_STRICT: opt.strict = 1; break;
+		case 'n': opt.limit = (long)parse_num(optarg, "row count", 0, 0); break;
+		case 'a': opt.limit = -1; break;
+		case 's': parse_sort(optarg); break;
+		case O_MODULE: add_filter(optarg, K_MODULE, 0); break;
+		case O_XMODULE: add_filter(optarg, K_MODULE, 1); break;
+		case O_FILE: add_filter(optarg, K_FILE, 0); break;
+		case O_XFILE: add_filter(optarg, K_FILE, 1); break;
+		case O_FUNC: add_filter(optarg, K_FUNC, 0); break;
+		case O_XFUNC: add_filter(optarg, K_FUNC, 1); break;
+		case O_MINB:
+			opt.min_bytes = parse_num(optarg, "byte count", 1, 1);
+			opt.min_bytes_set = 1;
+			break;
+		case O_MINC:
+			opt.min_calls = (uint64_t)parse_num(optarg, "call count", 1, 0);
+			opt.min_calls_set = 1;
+			break;
+		case O_NONZERO: opt.nonzero = 1; break;
+		case 'g': set_group(optarg); break;
+		case 'b': opt.raw = 1; break;
+		case O_JSON: opt.fmt = FMT_JSON; break;
+		case O_CSV: opt.fmt = FMT_CSV; break;
+		case O_OM: opt.fmt = FMT_OPENMETRICS; break;
+		case O_FOLDED: opt.fmt = FMT_FOLDED; break;
+		case O_FORMAT: set_format(optarg); break;
+		case 'o': opt.output = optarg; break;
+		case 'd': opt.delay = parse_delay(optarg); break;
+		case 'i':
+			opt.iterations = (long)parse_num(optarg, "iteration count", 0, 0);
+			break;
+		case 'c':
+			opt.count = (long)parse_num(optarg, "sample count", 0, 0);
+			break;
+		case O_UNCHANGED: opt.unchanged = 1; break;
+		case 'h': usage(stdout); exit(0);
+		case 'V': printf("allocinfo %s (liballocinfo %s)\n", VERSION, ALLOCINFO_LIB_VERSION); exit(0);
+		default:
+			fprintf(stderr, "Try 'allocinfo --help' for more information.\n");
+			exit(EX_USAGE_);
+		}
+	}
+}
+
+static int cmd_show(int npos, char **pos)
+{
+	struct allocinfo_list *l;
+	struct allocinfo_entry *e;
+	struct row *rows;
+	size_t n = 0;
+	int rc;
+
+	if (npos > 1)
+		usage_error("too many arguments");
+	if (npos == 1) {
+		if (opt.input)
+			usage_error("give the input either with -f or as an argument");
+		opt.input = pos[0];
+	}
+	if (opt.output || opt.delay >= 0 || opt.iterations >= 0 || opt.count >= 0 || opt.unchanged)
+		usage_error("-o, -d, -i, -c and --unchanged belong to subcommands");
+	l = allocinfo_list_new();
+	if (!l)
+		err(EX_RUNTIME, "allocinfo_list_new");
+	if ((rc = load(l, opt.input, 1))) {
+		allocinfo_list_free(l);
+		return rc;
+	}
+	rows = xcalloc(allocinfo_list_count(l), sizeof(*rows));
+	for (e = allocinfo_list_first(l); e; e = allocinfo_entry_next(e)) {
+		struct row *r = &rows[n];
+
+		r->file = allocinfo_entry_file(e);
+		r->func = allocinfo_entry_func(e);
+		r->module = allocinfo_entry_module(e);
+		r->line = allocinfo_entry_line(e);
+		r->occ = allocinfo_entry_occurrence(e);
+		r->bytes = allocinfo_entry_bytes(e);
+		r->calls = allocinfo_entry_calls(e);
+		r->e = e;
+		if (row_match(r))
+			n++;
+	}
+	if (opt.group)
+		n = rows_group(rows, n);
+	rows_sort(rows, n);
+	output_rows(stdout, rows, n, l);
+	rows_free(rows, n);
+	allocinfo_list_free(l);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(int, char **);
+	} cmds[] = {
+		{ "snapshot", cmd_snapshot }, { "diff", cmd_diff },
+		{ "top", cmd_top }, { "growth", cmd_growth },
+	};
+	int (*fn)(int, char **) = cmd_show;
+	const char *pr = getenv("ALLOCINFO_PROC_ROOT");
+	int rc;
+
+	if (pr && *pr)
+		proc_root = pr;
+	if (argc > 1) {
+		for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+			if (!strcmp(argv[1], cmds[i].name)) {
+				fn = cmds[i].fn;
+				argv[1] = argv[0];
+				argc--;
+				argv++;
+				break;
+			}
+	}
+	parse_opts(argc, argv);
+	rc = fn(argc - optind, argv + optind);
+	if (fflush(stdout) || ferror(stdout)) {
+		warn("write error");
+		return EX_RUNTIME;
+	}
+	return rc;
+}

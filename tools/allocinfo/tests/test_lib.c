@@ -1,0 +1,643 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of liballocinfo (cmocka).  Each case builds its input in
+ * memory or reads a fixture, then checks values the input fixes: parsed
+ * fields, identity across updates, error codes, malformed-line reports.
+ */
+#define _DEFAULT_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "allocinfo.h"
+
+#define FIX "tests/fixtures/"
+
+static struct allocinfo_list *parse(const char *s)
+{
+	struct allocinfo_list *l = allocinfo_list_new();
+
+	assert_non_null(l);
+	assert_int_equal(allocinfo_list_read_buffer(l, s, strlen(s)), ALLOCINFO_OK);
+	return l;
+}
+
+static struct allocinfo_entry *nth(struct allocinfo_list *l, size_t n)
+{
+	struct allocinfo_entry *e = allocinfo_list_first(l);
+
+	while (n-- && e)
+		e = allocinfo_entry_next(e);
+	assert_non_null(e);
+	return e;
+}
+
+static void v1_fields(void **state)
+{
+	struct allocinfo_list *l = allocinfo_list_new();
+	struct allocinfo_entry *e;
+
+	(void)state;
+	assert_int_equal(allocinfo_list_read_path(l, FIX "v1.txt"), ALLOCINFO_OK);
+	assert_int_equal(allocinfo_list_version_major(l), 1);
+	assert_int_equal(allocinfo_list_version_minor(l), 0);
+	assert_int_equal(allocinfo_list_count(l), 10);
+	assert_int_equal(allocinfo_list_malformed_count(l), 0);
+	e = nth(l, 0);
+	assert_int_equal(allocinfo_entry_bytes(e), 8192);
+	assert_int_equal(allocinfo_entry_calls(e), 2);
+	assert_string_equal(allocinfo_entry_file(e), "mm/slub.c");
+	assert_int_equal(allocinfo_entry_line(e), 1234);
+	assert_string_equal(allocinfo_entry_func(e), "alloc_slab_page");
+	assert_null(allocinfo_entry_module(e));
+	assert_int_equal(allocinfo_entry_lineno(e), 3);
+	e = nth(l, 1);
+	assert_string_equal(allocinfo_entry_module(e), "foo");
+	assert_string_equal(allocinfo_entry_file(e), "drivers/foo/bar.c");
+	assert_int_equal(allocinfo_entry_line(e), 77);
+	assert_int_equal(allocinfo_entry_calls(e), 256);
+	e = nth(l, 2);
+	assert_true(allocinfo_entry_bytes(e) == -8);
+	assert_string_equal(allocinfo_entry_file(e), "./include/linux/slab.h");
+	e = nth(l, 3);
+	assert_int_equal(allocinfo_entry_bytes(e), 0);
+	assert_int_equal(allocinfo_entry_calls(e), 0);
+	/* wider than its 12-column field */
+	e = nth(l, 9);
+	assert_true(allocinfo_entry_bytes(e) == INT64_C(1234567890123));
+	assert_int_equal(allocinfo_entry_kv_count(e), 0);
+	allocinfo_list_free(l);
+}
+
+static void v2_key_values(void **state)
+{
+	struct allocinfo_list *l = allocinfo_list_new();
+	struct allocinfo_entry *e;
+	const char *k, *v;
+
+	(void)state;
+	assert_int_equal(allocinfo_list_read_path(l, FIX "v2.txt"), ALLOCINFO_OK);
+	assert_int_equal(allocinfo_list_version_major(l), 2);
+	assert_int_equal(allocinfo_list_count(l), 5);
+	e = nth(l, 1);
+	assert_int_equal(allocinfo_entry_kv_count(e), 1);
+	assert_int_equal(allocinfo_entry_kv_get(e, 0, &k, &v), ALLOCINFO_OK);
+	assert_string_equal(k, "accurate");
+	assert_string_equal(v, "no");
+	assert_int_equal(allocinfo_entry_kv_get(e, 1, &k, &v), ALLOCINFO_EINVAL);
+	e = nth(l, 2);
+	assert_int_equal(allocinfo_entry_kv_count(e), 2);
+	assert_string_equal(allocinfo_entry_kv_find(e, "total_calls"), "123");
+	assert_string_equal(allocinfo_entry_kv_find(e, "requested"), "60");
+	assert_null(allocinfo_entry_kv_find(e, "accurate"));
+	assert_string_equal(allocinfo_entry_func(e), "idr_alloc");
+	e = nth(l, 4);
+	assert_string_equal(allocinfo_entry_kv_find(e, "weird_key"), "a:b");
+	assert_string_equal(allocinfo_entry_module(e), "ext4");
+	allocinfo_list_free(l);
+}
+
+static void header_comment_variants(void **state)
+{
+	struct allocinfo_list *l;
+
+	(void)state;
+	l = parse("allocinfo - version: 1.0\n# <size> <calls> <tag info>\n#x\n"
+		  "  5 1 a.c:1 func:f\n");
+	assert_int_equal(allocinfo_list_count(l), 1);
+	assert_int_equal(allocinfo_list_malformed_count(l), 0);
+	allocinfo_list_free(l);
+	l = parse("\n   allocinfo - version: 1.0   \n\n#     <size>  <calls> <tag info>\n"
+		  "5 1 a.c:1 func:f\n");
+	assert_int_equal(allocinfo_list_count(l), 1);
+	allocinfo_list_free(l);
+	l = parse("\xef\xbb\xbf" "allocinfo - version: 2.0\n5 1 a.c:1 func:f\n");
+	assert_int_equal(allocinfo_list_count(l), 1);
+	assert_int_equal(allocinfo_list_version_major(l), 2);
+	allocinfo_list_free(l);
+}
+
+static void crlf_and_trailing_space(void **state)
+{
+	struct allocinfo_list *l = allocinfo_list_new();
+	struct allocinfo_entry *e;
+
+	(void)state;
+	assert_int_equal(allocinfo_list_read_path(l, FIX "crlf.txt"), ALLOCINFO_OK);
+	assert_int_equal(allocinfo_list_count(l), 2);
+	assert_int_equal(allocinfo_list_malformed_count(l), 0);
+	e = nth(l, 0);
+	assert_string_equal(allocinfo_entry_func(e), "alloc_slab_page");
+	e = nth(l, 1);
+	assert_string_equal(allocinfo_entry_func(e), "foo_init");
+	allocinfo_list_free(l);
+	l = parse("allocinfo - version: 2.0\r\n 1 1 a.c:1 [m] func:f k:v \t \r\n");
+	e = nth(l, 0);
+	assert_string_equal(allocinfo_entry_kv_find(e, "k"), "v");
+	assert_int_equal(allocinfo_entry_kv_count(e), 1);
+	allocinfo_list_free(l);
+}
+
+static void no_trailing_newline(void **state)
+{
+	struct allocinfo_list *l = allocinfo_list_new();
+
+	(void)state;
+	assert_int_equal(allocinfo_list_read_path(l, FIX "no-trailing-newline.txt"),
+			 ALLOCINFO_OK);
+	assert_int_equal(allocinfo_list_count(l), 1);
+	assert_int_equal(allocinfo_entry_bytes(nth(l, 0)), 100);
+	assert_string_equal(allocinfo_entry_func(nth(l, 0)), "f");
+	allocinfo_list_free(l);
+}
+
+static void number_limits(void **state)
+{
+	struct allocinfo_list *l;
+
+	(void)state;
+	l = parse("allocinfo - version: 1.0\n"
+		  "9223372036854775807 18446744073709551615 a.c:1 func:max\n"
+		  "-9223372036854775808 0 a.c:2 func:min\n"
+		  "9223372036854775808 1 a.c:3 func:over\n"
+		  "1 18446744073709551616 a.c:4 func:over_calls\n"
+		  "1 1 a.c:4294967296 func:over_line\n");
+	assert_int_equal(allocinfo_list_count(l), 2);
+	assert_true(allocinfo_entry_bytes(nth(l, 0)) == INT64_MAX);
+	assert_true(allocinfo_entry_calls(nth(l, 0)) == UINT64_MAX);
+	assert_true(allocinfo_entry_bytes(nth(l, 1)) == INT64_MIN);
+	assert_int_equal(allocinfo_list_malformed_count(l), 3);
+	assert_int_equal(allocinfo_list_malformed_line(l, 0), 4);
+	assert_int_equal(allocinfo_list_malformed_line(l, 1), 5);
+	assert_int_equal(allocinfo_list_malformed_line(l, 2), 6);
+	assert_string_equal(allocinfo_list_malformed_reason(l, 0), "size out of range");
+	assert_string_equal(allocinfo_list_malformed_reason(l, 1), "calls out of range");
+	assert_string_equal(allocinfo_list_malformed_reason(l, 2), "line number out of range");
+	allocinfo_list_free(l);
+}
+
+static void duplicates_kept_apart(void **state)
+{
+	struct allocinfo_list *l;
+	struct allocinfo_entry *a, *b;
+
+	(void)state;
+	l = parse("allocinfo - version: 1.0\n10 1 a.c:1 func:f\n20 2 a.c:1 func:f\n"
+		  "30 3 a.c:1 [m] func:f\n");
+	assert_int_equal(allocinfo_list_count(l), 3);
+	a = nth(l, 0);
+	b = nth(l, 1);
+	assert_ptr_not_equal(a, b);
+	assert_int_equal(allocinfo_entry_occurrence(a), 0);
+	assert_int_equal(allocinfo_entry_occurrence(b), 1);
+	assert_int_equal(allocinfo_entry_occurrence(nth(l, 2)), 0);
+	assert_ptr_equal(allocinfo_list_find(l, "a.c", 1, "f", NULL), a);
+	assert_ptr_equal(allocinfo_list_find(l, "a.c", 1, "f", "m"), nth(l, 2));
+	/* update: values follow the row order */
+	{
+		static const char u[] = "allocinfo - version: 1.0\n"
+					"11 1 a.c:1 func:f\n22 2 a.c:1 func:f\n";
+
+		assert_int_equal(allocinfo_list_read_buffer(l, u, sizeof(u) - 1), ALLOCINFO_OK);
+	}
+	assert_ptr_equal(nth(l, 0), a);
+	assert_ptr_equal(nth(l, 1), b);
+	assert_int_equal(allocinfo_entry_bytes(a), 11);
+	assert_int_equal(allocinfo_entry_bytes(b), 22);
+	assert_true(allocinfo_entry_vanished(nth(l, 2)));
+	allocinfo_list_free(l);
+}
+
+/* identity must not depend on row order, with or without duplicates */
+static void update_reordered(void **state)
+{
+	enum { N = 300 };
+	struct allocinfo_list *l = allocinfo_list_new();
+	struct allocinfo_entry *ptr[N];
+	char *buf = malloc(N * 64 + 64), *p;
+	size_t i;
+
+	(void)state;
+	for (int pass = 0; pass < 3; pass++) {
+		p = buf + sprintf(buf, "allocinfo - version: 1.0\n");
+		for (size_t k = 0; k < N; k++) {
+			/* pass 0: in order; 1: reversed; 2: odd rows first */
+			i = pass == 0 ? k : pass == 1 ? N - 1 - k : (k < N / 2 ? 2 * k + 1 : 2 * (k - N / 2));
+			/* rows i and i^1 share a key when i % 10 < 2: duplicates */
+			p += sprintf(p, "%zu 1 f%zu.c:1 func:g\n", 1000 * (size_t)pass + i,
+				     i % 10 < 2 ? i / 10 : 1000 + i);
+		}
+		assert_int_equal(allocinfo_list_read_buffer(l, buf, (size_t)(p - buf)), ALLOCINFO_OK);
+		assert_int_equal(allocinfo_list_count(l), N);
+		assert_int_equal(allocinfo_list_present(l), N);
+		if (pass == 0) {
+			i = 0;
+			for (struct allocinfo_entry *e = allocinfo_list_first(l); e;
+			     e = allocinfo_entry_next(e))
+				ptr[i++] = e;
+			continue;
+		}
+		/* unique keys: the same entry, updated to this pass's value */
+		for (i = 0; i < N; i++) {
+			if (i % 10 < 2)
+				continue;
+			assert_int_equal(allocinfo_entry_bytes(ptr[i]), 1000 * pass + (int)i);
+			assert_false(allocinfo_entry_vanished(ptr[i]));
+		}
+	}
+	/* the duplicated keys got both rows, none lost or merged */
+	{
+		int64_t sum = 0;
+
+		for (i = 0; i < N; i++)
+			sum += allocinfo_entry_bytes(ptr[i]);
+		assert_int_equal(sum, N * 2000 + N * (N - 1) / 2);
+	}
+	allocinfo_list_free(l);
+	free(buf);
+}
+
+static void very_long_line(void **state)
+{
+	size_t n = 1 << 20;
+	char *buf = malloc(n + 200), *p;
+	struct allocinfo_list *l = allocinfo_list_new();
+
+	(void)state;
+	assert_non_null(buf);
+	p = buf + sprintf(buf, "allocinfo - version: 1.0\n 7 1 a.c:9 func:");
+	memset(p, 'x', n);
+	p += n;
+	p += sprintf(p, "\n 8 1 b.c:9 func:g\n");
+	assert_int_equal(allocinfo_list_read_buffer(l, buf, (size_t)(p - buf)), ALLOCINFO_OK);
+	assert_int_equal(allocinfo_list_count(l), 2);
+	assert_int_equal(strlen(allocinfo_entry_func(nth(l, 0))), n);
+	assert_int_equal(allocinfo_entry_bytes(nth(l, 1)), 8);
+	allocinfo_list_free(l);
+	free(buf);
+}
+
+static void version_checks(void **state)
+{
+	struct allocinfo_list *l = allocinfo_list_new();
+	static const char ok[] = "allocinfo - version: 1.0\n5 1 a.c:1 func:f\n";
+
+	(void)state;
+	assert_int_equal(allocinfo_list_read_buffer(l, ok, strlen(ok)), ALLOCINFO_OK);
+	assert_int_equal(allocinfo_list_read_path(l, FIX "malformed/v3.txt"), ALLOCINFO_EVERSION);
+	assert_int_equal(allocinfo_list_geterror(l), ALLOCINFO_EVERSION);
+	assert_int_equal(allocinfo_list_version_major(l), 3);
+	/* a refused read leaves the entries alone */
+	assert_int_equal(allocinfo_list_count(l), 1);
+	assert_false(allocinfo_entry_vanished(nth(l, 0)));
+	assert_int_equal(allocinfo_list_read_buffer(l, "allocinfo - version: 0.9\n", 25),
+			 ALLOCINFO_EVERSION);
+	assert_int_equal(allocinfo_list_read_buffer(l, "allocinfo - version: 1.7\n", 25),
+			 ALLOCINFO_OK);
+	assert_int_equal(allocinfo_list_version_minor(l), 7);
+	assert_int_equal(allocinfo_list_read_buffer(l, "allocinfo - version: x\n", 23),
+			 ALLOCINFO_ENOHEADER);
+	assert_int_equal(allocinfo_list_read_buffer(l, "allocinfo - version: 1.0 junk\n", 30),
+			 ALLOCINFO_ENOHEADER);
+	allocinfo_list_free(l);
+}
+
+static void missing_header(void **state)
+{
+	struct allocinfo_list *l = allocinfo_list_new();
+
+	(void)state;
+	assert_int_equal(allocinfo_list_read_path(l, FIX "malformed/no-header.txt"),
+			 ALLOCINFO_ENOHEADER);
+	assert_int_equal(allocinfo_list_read_path(l, FIX "malformed/empty.txt"),
+			 ALLOCINFO_ENOHEADER);
+	assert_int_equal(allocinfo_list_read_buffer(l, NULL, 0), ALLOCINFO_ENOHEADER);
+	assert_int_equal(allocinfo_list_count(l), 0);
+	allocinfo_list_free(l);
+}
+
+static void malformed_rows_reported(void **state)
+{
+	struct allocinfo_list *l = allocinfo_list_new();
+	static const size_t want[] = { 4, 5, 6, 7, 8, 9, 10, 11, 12, 14 };
+	struct allocinfo_entry *e;
+
+	(void)state;
+	assert_int_equal(allocinfo_list_read_path(l, FIX "malformed/bad-rows.txt"), ALLOCINFO_OK);
+	assert_int_equal(allocinfo_list_malformed_count(l), 10);
+	for (size_t i = 0; i < 10; i++) {
+		assert_int_equal(allocinfo_list_malformed_line(l, i), want[i]);
+		assert_non_null(allocinfo_list_malformed_reason(l, i));
+	}
+	assert_int_equal(allocinfo_list_malformed_line(l, 10), 0);
+	assert_null(allocinfo_list_malformed_reason(l, 10));
+	/* only the two good rows exist: nothing was turned into zeros */
+	assert_int_equal(allocinfo_list_count(l), 2);
+	for (e = allocinfo_list_first(l); e; e = allocinfo_entry_next(e))
+		assert_true(allocinfo_entry_bytes(e) > 0);
+	assert_string_equal(allocinfo_entry_func(nth(l, 1)), "ok_after_bad");
+	allocinfo_list_free(l);
+}
+
+static void malformed_kv_and_nul(void **state)
+{
+	struct allocinfo_list *l = allocinfo_list_new();
+	static const char nul[] = "allocinfo - version: 1.0\n1 1 a.c:1 func:f\n2 2 b\0.c:1 func:g\n";
+
+	(void)state;
+	assert_int_equal(allocinfo_list_read_path(l, FIX "malformed/bad-kv.txt"), ALLOCINFO_OK);
+	assert_int_equal(allocinfo_list_count(l), 1);
+	assert_int_equal(allocinfo_list_malformed_count(l), 2);
+	assert_string_equal(allocinfo_list_malformed_reason(l, 0), "bad key:value pair");
+	allocinfo_list_free(l);
+	l = allocinfo_list_new();
+	assert_int_equal(allocinfo_list_read_buffer(l, nul, sizeof(nul) - 1), ALLOCINFO_OK);
+	assert_int_equal(allocinfo_list_count(l), 1);
+	assert_int_equal(allocinfo_list_malformed_count(l), 1);
+	assert_int_equal(allocinfo_list_malformed_line(l, 0), 3);
+	allocinfo_list_free(l);
+}
+
+static void many_malformed_capped(void **state)
+{
+	struct allocinfo_list *l = allocinfo_list_new();
+	size_t cap = 100 * 8 + 64;
+	char *buf = malloc(cap), *p = buf;
+
+	(void)state;
+	p += sprintf(p, "allocinfo - version: 1.0\n");
+	for (int i = 0; i < 100; i++)
+		p += sprintf(p, "garbage\n");
+	assert_int_equal(allocinfo_list_read_buffer(l, buf, (size_t)(p - buf)), ALLOCINFO_OK);
+	assert_int_equal(allocinfo_list_malformed_count(l), 100);
+	assert_int_equal(allocinfo_list_malformed_line(l, ALLOCINFO_MALFORMED_MAX - 1),
+			 ALLOCINFO_MALFORMED_MAX + 1);
+	assert_int_equal(allocinfo_list_malformed_line(l, ALLOCINFO_MALFORMED_MAX), 0);
+	/* a clean read resets the count */
+	assert_int_equal(allocinfo_list_read_buffer(l, "allocinfo - version: 1.0\n", 25), ALLOCINFO_OK);
+	assert_int_equal(allocinfo_list_malformed_count(l), 0);
+	allocinfo_list_free(l);
+	free(buf);
+}
+
+static void update_in_place(void **state)
+{
+	static const char r1[] = "allocinfo - version: 2.0\n"
+		"100 1 a.c:1 func:f k:1\n200 2 b.c:2 [m] func:g\n300 3 c.c:3 func:h\n";
+	static const char r2[] = "allocinfo - version: 2.0\n"
+		"150 5 a.c:1 func:f k:2 j:3\n400 4 d.c:4 func:i\n300 3 c.c:3 func:h\n";
+	struct allocinfo_list *l = allocinfo_list_new();
+	struct allocinfo_entry *a, *b, *c, *d;
+	int cookie;
+
+	(void)state;
+	assert_int_equal(allocinfo_list_read_buffer(l, r1, strlen(r1)), ALLOCINFO_OK);
+	assert_int_equal(allocinfo_list_generation(l), 1);
+	a = allocinfo_list_find(l, "a.c", 1, "f", NULL);
+	b = allocinfo_list_find(l, "b.c", 2, "g", "m");
+	c = allocinfo_list_find(l, "c.c", 3, "h", NULL);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_non_null(c);
+	assert_null(allocinfo_list_find(l, "b.c", 2, "g", NULL));
+	allocinfo_entry_set_ptr(a, &cookie);
+	allocinfo_entry_set_u64(a, UINT64_C(0xdeadbeefcafe));
+	assert_int_equal(allocinfo_list_read_buffer(l, r2, strlen(r2)), ALLOCINFO_OK);
+	assert_int_equal(allocinfo_list_generation(l), 2);
+	assert_ptr_equal(allocinfo_list_find(l, "a.c", 1, "f", NULL), a);
+	assert_ptr_equal(allocinfo_entry_get_ptr(a), &cookie);
+	assert_true(allocinfo_entry_get_u64(a) == UINT64_C(0xdeadbeefcafe));
+	assert_int_equal(allocinfo_entry_bytes(a), 150);
+	assert_int_equal(allocinfo_entry_calls(a), 5);
+	assert_string_equal(allocinfo_entry_kv_find(a, "k"), "2");
+	assert_string_equal(allocinfo_entry_kv_find(a, "j"), "3");
+	assert_true(allocinfo_entry_vanished(b));
+	assert_int_equal(allocinfo_entry_bytes(b), 200);	/* last known */
+	assert_false(allocinfo_entry_vanished(c));
+	d = allocinfo_list_find(l, "d.c", 4, "i", NULL);
+	assert_non_null(d);
+	assert_null(allocinfo_entry_get_ptr(d));
+	assert_int_equal(allocinfo_list_count(l), 4);
+	assert_int_equal(allocinfo_list_present(l), 3);
+	/* reappearing keeps the same entry */
+	assert_int_equal(allocinfo_list_read_buffer(l, r1, strlen(r1)), ALLOCINFO_OK);
+	assert_ptr_equal(allocinfo_list_find(l, "b.c", 2, "g", "m"), b);
+	assert_false(allocinfo_entry_vanished(b));
+	assert_true(allocinfo_entry_vanished(d));
+	assert_int_equal(allocinfo_entry_kv_count(a), 1);
+	/* prune frees only the vanished one */
+	assert_int_equal(allocinfo_list_prune(l), 1);
+	assert_int_equal(allocinfo_list_count(l), 3);
+	assert_null(allocinfo_list_find(l, "d.c", 4, "i", NULL));
+	assert_ptr_equal(allocinfo_list_find(l, "a.c", 1, "f", NULL), a);
+	assert_int_equal(allocinfo_list_prune(l), 0);
+	allocinfo_list_free(l);
+}
+
+static void lookups(void **state)
+{
+	struct allocinfo_list *l = allocinfo_list_new();
+	struct allocinfo_entry *e;
+	int n;
+
+	(void)state;
+	assert_int_equal(allocinfo_list_read_path(l, FIX "v1.txt"), ALLOCINFO_OK);
+	for (n = 0, e = NULL; (e = allocinfo_list_find_func(l, "alloc_slab_page", e)); n++)
+		assert_string_equal(allocinfo_entry_file(e), "mm/slub.c");
+	assert_int_equal(n, 2);
+	for (n = 0, e = NULL; (e = allocinfo_list_find_module(l, "foo", e)); n++)
+		assert_string_equal(allocinfo_entry_module(e), "foo");
+	assert_int_equal(n, 2);
+	for (n = 0, e = NULL; (e = allocinfo_list_find_module(l, NULL, e)); n++)
+		assert_null(allocinfo_entry_module(e));
+	assert_int_equal(n, 7);
+	e = allocinfo_list_find(l, "drivers/foo/bar.c", 77, NULL, NULL);
+	assert_non_null(e);
+	assert_string_equal(allocinfo_entry_func(e), "foo_init");
+	assert_null(allocinfo_list_find(l, "drivers/foo/bar.c", 78, NULL, NULL));
+	assert_null(allocinfo_list_find_func(l, "nope", NULL));
+	assert_null(allocinfo_list_find(NULL, "a", 1, NULL, NULL));
+	allocinfo_list_free(l);
+}
+
+static void read_fd_pipe(void **state)
+{
+	int p[2];
+	struct allocinfo_list *l = allocinfo_list_new();
+	static const char s[] = "allocinfo - version: 1.0\n42 3 x.c:5 func:z\n";
+	const char *raw;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(write(p[1], s, sizeof(s) - 1), (ssize_t)(sizeof(s) - 1));
+	close(p[1]);
+	assert_int_equal(allocinfo_list_read_fd(l, p[0]), ALLOCINFO_OK);
+	close(p[0]);
+	assert_int_equal(allocinfo_entry_bytes(nth(l, 0)), 42);
+	raw = allocinfo_list_raw(l, &len);
+	assert_non_null(raw);
+	assert_int_equal(len, sizeof(s) - 1);
+	assert_memory_equal(raw, s, len);
+	assert_int_equal(allocinfo_list_read_fd(l, -1), ALLOCINFO_EINVAL);
+	allocinfo_list_free(l);
+}
+
+static void path_errors(void **state)
+{
+	struct allocinfo_list *l = allocinfo_list_new();
+	char tmpl[] = "/tmp/allocinfo-test-XXXXXX";
+	int fd;
+
+	(void)state;
+	assert_int_equal(allocinfo_list_read_path(l, "/nonexistent/allocinfo"), ALLOCINFO_ENOENT);
+	assert_int_equal(allocinfo_list_errno(l), ENOENT);
+	assert_int_equal(allocinfo_list_read_path(l, "/"), ALLOCINFO_EIO);
+	assert_int_equal(allocinfo_list_errno(l), EISDIR);
+	assert_int_equal(allocinfo_list_read_path(l, NULL), ALLOCINFO_EINVAL);
+	fd = mkstemp(tmpl);
+	assert_true(fd >= 0);
+	close(fd);
+	chmod(tmpl, 0);
+	if (geteuid() != 0) {
+		assert_int_equal(allocinfo_list_read_path(l, tmpl), ALLOCINFO_EACCES);
+		assert_int_equal(allocinfo_list_errno(l), EACCES);
+	}
+	unlink(tmpl);
+	allocinfo_list_free(l);
+}
+
+static void strerror_all(void **state)
+{
+	(void)state;
+	for (int i = 0; i < ALLOCINFO_NERRORS; i++) {
+		assert_non_null(allocinfo_strerror(i));
+		for (int j = 0; j < i; j++)
+			assert_string_not_equal(allocinfo_strerror(i), allocinfo_strerror(j));
+	}
+	assert_string_equal(allocinfo_strerror(-1), "unknown error");
+	assert_string_equal(allocinfo_strerror(ALLOCINFO_NERRORS), "unknown error");
+	assert_int_equal(allocinfo_list_geterror(NULL), ALLOCINFO_EINVAL);
+}
+
+static void snapshot_header_meta(void **state)
+{
+	struct allocinfo_list *l;
+
+	(void)state;
+	l = parse("# allocinfo-snapshot: 1\n# boot_id: abc-def\n# kernel: 6.1.0\n"
+		  "allocinfo - version: 1.0\n1 1 a.c:1 func:f\n");
+	assert_string_equal(allocinfo_list_header(l, "boot_id"), "abc-def");
+	assert_string_equal(allocinfo_list_header(l, "kernel"), "6.1.0");
+	assert_string_equal(allocinfo_list_header(l, "allocinfo-snapshot"), "1");
+	assert_null(allocinfo_list_header(l, "time"));
+	assert_int_equal(allocinfo_list_count(l), 1);
+	/* a later read without a header clears the old one */
+	assert_int_equal(allocinfo_list_read_buffer(l, "allocinfo - version: 1.0\n", 25), ALLOCINFO_OK);
+	assert_null(allocinfo_list_header(l, "boot_id"));
+	allocinfo_list_free(l);
+}
+
+static void v1_rejects_pairs_v2_accepts(void **state)
+{
+	struct allocinfo_list *l;
+
+	(void)state;
+	l = parse("allocinfo - version: 1.0\n1 1 a.c:1 func:f accurate:no\n");
+	assert_int_equal(allocinfo_list_count(l), 0);
+	assert_int_equal(allocinfo_list_malformed_count(l), 1);
+	allocinfo_list_free(l);
+	l = parse("allocinfo - version: 2.0\n1 1 a.c:1 func:f accurate:no\n");
+	assert_int_equal(allocinfo_list_count(l), 1);
+	assert_int_equal(allocinfo_list_malformed_count(l), 0);
+	allocinfo_list_free(l);
+}
+
+/* random rows with known sums, parsed and summed back */
+static void generated_sums(void **state)
+{
+	uint64_t seed = 0x9e3779b97f4a7c15ULL;
+	size_t cap = 20000 * 96 + 64, rows = 20000;
+	char *buf = malloc(cap), *p = buf;
+	int64_t want = 0, got = 0;
+	struct allocinfo_list *l = allocinfo_list_new();
+	struct allocinfo_entry *e;
+
+	(void)state;
+	p += sprintf(p, "allocinfo - version: 1.0\n");
+	for (size_t i = 0; i < rows; i++) {
+		int64_t b;
+
+		seed ^= seed << 13;
+		seed ^= seed >> 7;
+		seed ^= seed << 17;
+		b = (int64_t)(seed % 100000000) - 1000;
+		want += b;
+		p += sprintf(p, "%12" PRId64 " %8" PRIu64 " dir%zu/f%zu.c:%zu%s func:fn_%zu\n", b,
+			     seed % 1000, i % 37, i % 101, i, i % 5 ? "" : " [mod]", i);
+	}
+	assert_int_equal(allocinfo_list_read_buffer(l, buf, (size_t)(p - buf)), ALLOCINFO_OK);
+	assert_int_equal(allocinfo_list_count(l), rows);
+	for (e = allocinfo_list_first(l); e; e = allocinfo_entry_next(e))
+		got += allocinfo_entry_bytes(e);
+	assert_true(got == want);
+	/* the same text again: no new entries */
+	assert_int_equal(allocinfo_list_read_buffer(l, buf, (size_t)(p - buf)), ALLOCINFO_OK);
+	assert_int_equal(allocinfo_list_count(l), rows);
+	assert_int_equal(allocinfo_list_present(l), rows);
+	allocinfo_list_free(l);
+	free(buf);
+}
+
+static void null_safety(void **state)
+{
+	(void)state;
+	allocinfo_list_free(NULL);
+	assert_null(allocinfo_list_first(NULL));
+	assert_null(allocinfo_entry_next(NULL));
+	assert_int_equal(allocinfo_list_read_buffer(NULL, "", 0), ALLOCINFO_EINVAL);
+	assert_int_equal(allocinfo_list_prune(NULL), 0);
+	assert_null(allocinfo_entry_file(NULL));
+	assert_int_equal(allocinfo_entry_kv_get(NULL, 0, NULL, NULL), ALLOCINFO_EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(v1_fields),
+		cmocka_unit_test(v2_key_values),
+		cmocka_unit_test(header_comment_variants),
+		cmocka_unit_test(crlf_and_trailing_space),
+		cmocka_unit_test(no_trailing_newline),
+		cmocka_unit_test(number_limits),
+		cmocka_unit_test(duplicates_kept_apart),
+		cmocka_unit_test(update_reordered),
+		cmocka_unit_test(very_long_line),
+		cmocka_unit_test(version_checks),
+		cmocka_unit_test(missing_header),
+		cmocka_unit_test(malformed_rows_reported),
+		cmocka_unit_test(malformed_kv_and_nul),
+		cmocka_unit_test(many_malformed_capped),
+		cmocka_unit_test(update_in_place),
+		cmocka_unit_test(lookups),
+		cmocka_unit_test(read_fd_pipe),
+		cmocka_unit_test(path_errors),
+		cmocka_unit_test(strerror_all),
+		cmocka_unit_test(snapshot_header_meta),
+		cmocka_unit_test(v1_rejects_pairs_v2_accepts),
+		cmocka_unit_test(generated_sums),
+		cmocka_unit_test(null_safety),
+	};
+
+	return cmocka_run_group_tests_name("liballocinfo", tests, NULL, NULL);
+}
