@@ -4,7 +4,7 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 
 pkgs="build-essential git flex bison bc libelf-dev libssl-dev cpio xz-utils
-ccache sparse qemu-system-x86 busybox-static python3 perl kmod
+ccache sparse python3-ply python3-git qemu-system-x86 busybox-static python3 perl kmod
 linux-source-6.1"
 # The userspace tool lists its own build and test dependencies.
 if [ -f "$ROOT/tools/allocinfo/DEPS" ]; then

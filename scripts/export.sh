@@ -12,7 +12,7 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 
 out=${1:-$ROOT/patches}
-[ -d "$TREE/.git" ] || die "no tree at $TREE: run 'make tree'"
+[ -e "$TREE/.git" ] || die "no tree at $TREE: run 'make tree'"
 mkdir -p "$out"
 
 git_tree() {

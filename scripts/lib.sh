@@ -4,7 +4,7 @@
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 PRISTINE=$BUILD/src/linux-source-6.1
-TREE=$BUILD/linux
+TREE=${TREE:-$BUILD/linux}
 SOURCE_TARBALL=${SOURCE_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 JOBS=${JOBS:-$(nproc)}
 

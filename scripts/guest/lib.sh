@@ -37,3 +37,21 @@ cmdline_has() {
 
 # Directory where test modules (.ko) were placed by the host.
 MODDIR=/modules
+
+# The profiling state this boot should have: 1, 0 or never.  A valid
+# sysctl.vm.mem_profiling= on the command line decides; otherwise the
+# kernel's default, which the boot-test matrix states as allocprof.default=
+# for kernels built without MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT.
+mem_profiling_boot() {
+	_state=1
+	for _w in $(cat /proc/cmdline); do
+		case "$_w" in allocprof.default=*) _state=${_w#*=} ;; esac
+	done
+	for _w in $(cat /proc/cmdline); do
+		case "$_w" in
+		sysctl.vm.mem_profiling=0 | sysctl.vm.mem_profiling=1 | sysctl.vm.mem_profiling=never)
+			_state=${_w#*=} ;;
+		esac
+	done
+	echo "$_state"
+}

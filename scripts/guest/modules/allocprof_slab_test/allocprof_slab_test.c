@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * allocprof_slab_test: allocate through each profiled slab entry point,
+ * each from its own source line, and report in /proc/allocprof_slab_test
+ * what /proc/allocinfo must show for those lines:
+ *
+ *   <file>:<line> <bytes> <calls> <api>
+ *
+ * Slab objects are charged with the object size of their cache (the
+ * size class for kmalloc), large kmallocs with the pages they use.
+ *
+ * Commands written to /proc/allocprof_slab_test:
+ *   free   free everything (expected values become 0 0)
+ *   alloc  free everything, then allocate again
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/proc_fs.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#define BULK_N		8
+#define LARGE_SIZE	(20 * 1024)	/* > KMALLOC_MAX_CACHE_SIZE */
+#define CACHE_SIZE	72
+
+/* How an item is freed */
+enum kind { K_KFREE, K_CACHE, K_CACHE_BULK, K_KFREE_BULK, K_KVFREE };
+
+struct item {
+	const char *api;
+	unsigned int line;
+	enum kind kind;
+	unsigned long bytes;	/* per object */
+	unsigned int nr;	/* objects */
+	bool live;
+	void *objs[BULK_N];
+};
+
+#define NR_ITEMS 32
+static struct item items[NR_ITEMS];
+static unsigned int nr_items;
+static struct kmem_cache *cache;
+static DEFINE_MUTEX(test_lock);
+
+/* Sizes not known to the compiler take the non-inlined kmalloc paths */
+static size_t runtime_size = 700;
+module_param(runtime_size, ulong, 0444);
+static size_t runtime_large = 3 * PAGE_SIZE + 1;
+module_param(runtime_large, ulong, 0444);
+
+static struct item *new_item(const char *api, unsigned int line,
+			     enum kind kind, unsigned long bytes)
+{
+	struct item *it = &items[nr_items++];
+
+	memset(it, 0, sizeof(*it));
+	it->api = api;
+	it->line = line;
+	it->kind = kind;
+	it->bytes = bytes;
+	it->nr = 1;
+	return it;
+}
+
+static unsigned long large_bytes(size_t size)
+{
+	return PAGE_SIZE << get_order(size);
+}
+
+/*
+ * ITEM(api, kind, bytes, call): run @call from the line of the ITEM and
+ * store the object.  The allocation macro inside @call expands on that
+ * line, so its tag carries the line recorded here.
+ */
+#define ITEM(api, kind, bytes, call) do {				\
+	struct item *_it = new_item(api, __LINE__, kind, bytes);	\
+	_it->objs[0] = (call);						\
+	_it->live = !!_it->objs[0];					\
+} while (0)
+
+static int test_alloc(void)
+{
+	struct item *it, *from, *to;
+	void *p, *q;
+	int i;
+
+	nr_items = 0;
+	ITEM("kmalloc", K_KFREE, kmalloc_size_roundup(100), kmalloc(100, GFP_KERNEL));
+	ITEM("kmalloc-runtime", K_KFREE, kmalloc_size_roundup(runtime_size), kmalloc(runtime_size, GFP_KERNEL));
+	ITEM("kzalloc", K_KFREE, kmalloc_size_roundup(64), kzalloc(64, GFP_KERNEL));
+	ITEM("kcalloc", K_KFREE, kmalloc_size_roundup(10 * 24), kcalloc(10, 24, GFP_KERNEL));
+	ITEM("kmalloc_array", K_KFREE, kmalloc_size_roundup(3 * 100), kmalloc_array(3, 100, GFP_KERNEL));
+	ITEM("kmalloc_node", K_KFREE, kmalloc_size_roundup(200), kmalloc_node(200, GFP_KERNEL, NUMA_NO_NODE));
+	ITEM("kzalloc_node", K_KFREE, kmalloc_size_roundup(32), kzalloc_node(32, GFP_KERNEL, NUMA_NO_NODE));
+	ITEM("kcalloc_node", K_KFREE, kmalloc_size_roundup(4 * 8), kcalloc_node(4, 8, GFP_KERNEL, NUMA_NO_NODE));
+	ITEM("kmalloc_array_node", K_KFREE, kmalloc_size_roundup(2 * 500), kmalloc_array_node(2, 500, GFP_KERNEL, NUMA_NO_NODE));
+	ITEM("kmalloc-account", K_KFREE, kmalloc_size_roundup(96), kmalloc(96, GFP_KERNEL_ACCOUNT));
+	ITEM("kmalloc-large", K_KFREE, large_bytes(LARGE_SIZE), kmalloc(LARGE_SIZE, GFP_KERNEL));
+	ITEM("kmalloc-large-runtime", K_KFREE, large_bytes(runtime_large), kmalloc(runtime_large, GFP_KERNEL));
+	ITEM("kmalloc_node-large", K_KFREE, large_bytes(LARGE_SIZE), kmalloc_node(LARGE_SIZE, GFP_KERNEL, NUMA_NO_NODE));
+	ITEM("kvmalloc", K_KVFREE, kmalloc_size_roundup(300), kvmalloc(300, GFP_KERNEL));
+	ITEM("kvzalloc", K_KVFREE, kmalloc_size_roundup(40), kvzalloc(40, GFP_KERNEL));
+	ITEM("kmem_cache_alloc", K_CACHE, kmem_cache_size(cache), kmem_cache_alloc(cache, GFP_KERNEL));
+	ITEM("kmem_cache_zalloc", K_CACHE, kmem_cache_size(cache), kmem_cache_zalloc(cache, GFP_KERNEL));
+	ITEM("kmem_cache_alloc_node", K_CACHE, kmem_cache_size(cache), kmem_cache_alloc_node(cache, GFP_KERNEL, NUMA_NO_NODE));
+	ITEM("kmem_cache_alloc_lru", K_CACHE, kmem_cache_size(cache), kmem_cache_alloc_lru(cache, NULL, GFP_KERNEL));
+	ITEM("kmem_cache_alloc-account", K_CACHE, kmem_cache_size(cache), kmem_cache_alloc(cache, GFP_KERNEL_ACCOUNT));
+
+	/* krealloc within the size class: the charge stays with kmalloc */
+	from = new_item("krealloc-inplace-from", 0, K_KFREE, kmalloc_size_roundup(100));
+	p = kmalloc(100, GFP_KERNEL); from->line = __LINE__;
+	to = new_item("krealloc-inplace", 0, K_KFREE, 0);
+	q = krealloc(p, 120, GFP_KERNEL); to->line = __LINE__;
+	to->nr = 0;
+	from->objs[0] = q ? q : p;
+	from->live = !!from->objs[0];
+
+	/* krealloc out of the size class: the object moves, so does the charge */
+	from = new_item("krealloc-moved-from", 0, K_KFREE, 0);
+	p = kmalloc(16, GFP_KERNEL); from->line = __LINE__;
+	to = new_item("krealloc-moved", 0, K_KFREE, kmalloc_size_roundup(3000));
+	q = krealloc(p, 3000, GFP_KERNEL); to->line = __LINE__;
+	from->nr = 0;
+	if (!q)
+		kfree(p);
+	to->objs[0] = q;
+	to->live = !!q;
+
+	it = new_item("kmem_cache_alloc_bulk", 0, K_CACHE_BULK, kmem_cache_size(cache));
+	i = kmem_cache_alloc_bulk(cache, GFP_KERNEL, BULK_N, it->objs); it->line = __LINE__;
+	it->nr = i;
+	it->live = i > 0;
+
+	/* kmalloc objects of mixed sizes, freed together with kfree_bulk() */
+	it = new_item("kfree_bulk", 0, K_KFREE_BULK, 0);
+	it->line = __LINE__; for (i = 0; i < 4; i++) it->objs[i] = kmalloc(64 << i, GFP_KERNEL);
+	for (i = 0; i < 4; i++) {
+		if (!it->objs[i])
+			return -ENOMEM;
+		it->bytes += kmalloc_size_roundup(64 << i);
+	}
+	it->nr = 4;
+	it->live = true;
+
+	/* Accounted to the memory cgroup of the writer, if any */
+	it = new_item("kmalloc-account-8k", 0, K_KFREE_BULK, 0);
+	it->line = __LINE__; for (i = 0; i < BULK_N; i++) it->objs[i] = kmalloc(8192, GFP_KERNEL_ACCOUNT);
+	for (i = 0; i < BULK_N; i++) {
+		if (!it->objs[i])
+			return -ENOMEM;
+		it->bytes += kmalloc_size_roundup(8192);
+	}
+	it->nr = BULK_N;
+	it->live = true;
+
+	for (i = 0; i < nr_items; i++)
+		if (items[i].nr && !items[i].live)
+			return -ENOMEM;
+	return 0;
+}
+
+static void test_free(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_items; i++) {
+		struct item *it = &items[i];
+
+		if (!it->live)
+			continue;
+		switch (it->kind) {
+		case K_KFREE:
+			kfree(it->objs[0]);
+			break;
+		case K_KVFREE:
+			kvfree(it->objs[0]);
+			break;
+		case K_CACHE:
+			kmem_cache_free(cache, it->objs[0]);
+			break;
+		case K_CACHE_BULK:
+			kmem_cache_free_bulk(cache, it->nr, it->objs);
+			break;
+		case K_KFREE_BULK:
+			kfree_bulk(it->nr, it->objs);
+			break;
+		}
+		it->live = false;
+	}
+}
+
+static int test_show(struct seq_file *m, void *v)
+{
+	unsigned int i;
+
+	mutex_lock(&test_lock);
+	for (i = 0; i < nr_items; i++) {
+		struct item *it = &items[i];
+		unsigned long bytes = 0, calls = 0;
+
+		if (it->live) {
+			calls = it->nr;
+			/* kfree_bulk's bytes already sum up its objects */
+			bytes = it->kind == K_KFREE_BULK ? it->bytes :
+				it->bytes * it->nr;
+		}
+		seq_printf(m, "%s:%u %lu %lu %s\n", __FILE__, it->line, bytes,
+			   calls, it->api);
+	}
+	mutex_unlock(&test_lock);
+	return 0;
+}
+
+static int test_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, test_show, NULL);
+}
+
+static ssize_t test_write(struct file *file, const char __user *ubuf,
+			  size_t len, loff_t *off)
+{
+	char buf[16] = "";
+	int ret = 0;
+
+	if (copy_from_user(buf, ubuf, min(len, sizeof(buf) - 1)))
+		return -EFAULT;
+	mutex_lock(&test_lock);
+	if (sysfs_streq(buf, "free")) {
+		test_free();
+	} else if (sysfs_streq(buf, "alloc")) {
+		test_free();
+		ret = test_alloc();
+	} else {
+		ret = -EINVAL;
+	}
+	mutex_unlock(&test_lock);
+	return ret ? ret : len;
+}
+
+static const struct proc_ops test_ops = {
+	.proc_open	= test_open,
+	.proc_read	= seq_read,
+	.proc_lseek	= seq_lseek,
+	.proc_release	= single_release,
+	.proc_write	= test_write,
+};
+
+static int __init allocprof_slab_test_init(void)
+{
+	int ret;
+
+	cache = kmem_cache_create("allocprof_slab_test", CACHE_SIZE, 0, 0, NULL);
+	if (!cache)
+		return -ENOMEM;
+	mutex_lock(&test_lock);
+	ret = test_alloc();
+	mutex_unlock(&test_lock);
+	if (!ret && !proc_create("allocprof_slab_test", 0600, NULL, &test_ops))
+		ret = -ENOMEM;
+	if (ret) {
+		test_free();
+		kmem_cache_destroy(cache);
+	}
+	return ret;
+}
+
+static void __exit allocprof_slab_test_exit(void)
+{
+	remove_proc_entry("allocprof_slab_test", NULL);
+	test_free();
+	kmem_cache_destroy(cache);
+}
+
+module_init(allocprof_slab_test_init);
+module_exit(allocprof_slab_test_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Allocates through each profiled slab entry point");

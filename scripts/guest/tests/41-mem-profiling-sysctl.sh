@@ -1,0 +1,97 @@
+# vm.mem_profiling: read values, permissions, accepted and rejected
+# writes, read-only modes, and boot parameter handling.
+
+mp=/proc/sys/vm/mem_profiling
+
+# The generic sysctl.* boot handling must never complain about ours.
+t_eq "no sysctl boot error for mem_profiling" "" \
+	"$(dmesg | grep "Failed to set sysctl parameter 'vm.mem_profiling" | head -1)"
+
+mp_boot=
+for w in $(cat /proc/cmdline); do
+	case "$w" in sysctl.vm.mem_profiling=*) mp_boot=${w#*=} ;; esac
+done
+
+if [ ! -e $mp ]; then
+	if [ -e /proc/allocinfo ]; then
+		t_fail "vm.mem_profiling exists" "allocinfo without sysctl"
+	else
+		t_skip "vm.mem_profiling tests" "profiling not built in"
+	fi
+	return 0
+fi
+
+case "$mp_boot" in
+"" | 0 | 1 | never)
+	t_eq "no warning for valid boot value" "" \
+		"$(dmesg | grep 'sysctl.vm.mem_profiling=.*invalid value' | head -1)"
+	;;
+*)
+	t_eq "exactly one warning for bad boot value '$mp_boot'" 1 \
+		"$(dmesg | grep -c "sysctl.vm.mem_profiling=$mp_boot: invalid value")"
+	t_eq "no second warning from sysctl.* handling" 0 \
+		"$(dmesg | grep -c "invalid for parameter .sysctl.vm.mem_profiling")"
+	;;
+esac
+
+# From here on, the state the boot should have: the command line's valid
+# value, else the kernel's default.
+mp_boot=$(mem_profiling_boot)
+mp_val=$(cat $mp)
+case "$mp_boot" in
+never | 0) t_eq "mem_profiling reads 0 after boot as $mp_boot" 0 "$mp_val" ;;
+1) t_eq "mem_profiling reads 1 after boot as 1" 1 "$mp_val" ;;
+esac
+t_eq "mem_profiling mode is 0644" 644 "$(stat -c %a $mp)"
+
+# mp_write VALUE: write VALUE (backslash escapes allowed) with a single
+# write() and print the error (strerror text), if any.  dd is used because
+# the shell's builtin printf does not report write errors.
+mp_write() {
+	printf '%b' "$1" >/tmp/mp.in
+	dd if=/tmp/mp.in of=$mp bs=8192 conv=notrunc 2>&1 |
+		grep -o 'Invalid argument\|Operation not permitted\|Permission denied\|No such file' |
+		head -n 1
+}
+
+if su nobody -s /bin/sh -c "echo $mp_val > $mp" 2>/dev/null; then
+	t_fail "nobody cannot write mem_profiling" "write succeeded"
+else
+	t_ok "nobody cannot write mem_profiling"
+fi
+t_eq "value unchanged after nobody's write" "$mp_val" "$(cat $mp)"
+
+# Read-only: booted with never, or built with MEM_ALLOC_PROFILING_DEBUG.
+mp_err=$(mp_write "$mp_val\n")
+if [ "$mp_boot" = never ]; then
+	t_eq "write rejected with EPERM after never" "Operation not permitted" "$mp_err"
+	t_eq "write 0 rejected with EPERM after never" "Operation not permitted" "$(mp_write '0\n')"
+	t_eq "mem_profiling still 0 after never" 0 "$(cat $mp)"
+	return 0
+fi
+if [ "$mp_err" = "Operation not permitted" ]; then
+	t_ok "mem_profiling read-only (debug build)"
+	mp_other=$((1 - mp_val))
+	t_eq "switching rejected with EPERM (debug build)" "Operation not permitted" \
+		"$(mp_write "$mp_other\n")"
+	t_eq "value unchanged (debug build)" "$mp_val" "$(cat $mp)"
+	return 0
+fi
+t_eq "rewriting the current value succeeds" "" "$mp_err"
+
+for v in '\n' '2\n' '-1\n' 'never\n' '1x\n' '1\n\n' ' 1\n' '0x1' 'true\n' '10\n'; do
+	t_eq "write '$v' rejected with EINVAL" "Invalid argument" "$(mp_write "$v")"
+	t_eq "value unchanged after '$v'" "$mp_val" "$(cat $mp)"
+done
+mp_long=$(head -c 4096 /dev/zero | tr '\0' 1)
+t_eq "long write rejected with EINVAL" "Invalid argument" "$(mp_write "$mp_long")"
+t_eq "value unchanged after long write" "$mp_val" "$(cat $mp)"
+
+t_eq "write 0 accepted" "" "$(mp_write '0\n')"
+t_eq "reads 0 after writing 0" 0 "$(cat $mp)"
+t_eq "write 1 without newline accepted" "" "$(mp_write '1')"
+t_eq "reads 1 after writing 1" 1 "$(cat $mp)"
+t_eq "write 0 without newline accepted" "" "$(mp_write '0')"
+t_eq "reads 0 again" 0 "$(cat $mp)"
+mp_write "$mp_val\n" >/dev/null
+t_eq "original value restored" "$mp_val" "$(cat $mp)"

@@ -1,0 +1,72 @@
+# Module allocation rows: the allocprof_test module allocates through each
+# annotated page allocator entry point and tells which /proc/allocinfo
+# row (file:line [allocprof_test]) must show which bytes and calls.
+# Then: freeing zeroes the rows, and unloading the module while its pages
+# are still allocated (held by allocprof_keeper) warns once, hides its
+# rows and keeps a later free safe.
+
+if [ ! -e /proc/allocinfo ]; then
+	t_skip "allocprof_test module rows" "no /proc/allocinfo"
+	return 0
+fi
+if [ ! -e /proc/modules ] || [ ! -f "$MODDIR/allocprof_test.ko" ]; then
+	t_skip "allocprof_test module rows" "no module support or module not built"
+	return 0
+fi
+
+am_on=$(cat /proc/sys/vm/mem_profiling)
+
+# am_check DESC ZERO: compare every expected row; ZERO=1 expects 0 0.
+am_check() {
+	_bad=$(while read -r loc bytes calls api; do
+		[ "$2" = 1 ] && { bytes=0; calls=0; }
+		[ "$am_on" = 1 ] || { bytes=0; calls=0; }
+		row=$(grep " $loc \[allocprof_test\] func:" /proc/allocinfo)
+		got=$(echo "$row" | awk '{ print $1, $2 }')
+		n=$(echo "$row" | grep -c .)
+		if [ "$n" != 1 ] || [ "$got" != "$bytes $calls" ]; then
+			echo "$api: $loc expected '$bytes $calls' got '$got' ($n rows)"
+		fi
+	done </proc/allocprof_test | head -3)
+	t_eq "$1" "" "$_bad"
+}
+
+t_check "allocprof_keeper loads" insmod "$MODDIR/allocprof_keeper.ko"
+t_check "allocprof_test loads" insmod "$MODDIR/allocprof_test.ko"
+if [ ! -e /proc/allocprof_test ]; then
+	t_fail "allocprof_test proc file" "missing"
+	return 0
+fi
+t_check "allocprof_test covers the page APIs ($(wc -l </proc/allocprof_test))" \
+	[ "$(wc -l </proc/allocprof_test)" -ge 12 ]
+am_check "module rows exact after allocation" 0
+t_check "module rows carry [allocprof_test]" grep -q " \[allocprof_test\] func:" /proc/allocinfo
+
+echo free >/proc/allocprof_test
+am_check "module rows zero after free" 1
+echo alloc >/proc/allocprof_test
+am_check "module rows exact after reallocation" 0
+
+t_check "allocprof_test unloads after freeing" rmmod allocprof_test
+t_eq "no unload warning when nothing is left" "" \
+	"$(dmesg | grep 'module allocprof_test unloaded with' | head -1)"
+t_eq "module rows gone after unload" 0 "$(grep -c '\[allocprof_test\]' /proc/allocinfo)"
+
+# Unload with live allocations.
+t_check "allocprof_test loads again" insmod "$MODDIR/allocprof_test.ko"
+am_check "module rows exact after reload" 0
+t_check "pages handed to allocprof_keeper" sh -c 'echo stash >/proc/allocprof_test'
+t_check "allocprof_test unloads with live pages" rmmod allocprof_test
+am_warn=$(dmesg | grep -c 'module allocprof_test unloaded with [0-9]* bytes')
+if [ "$am_on" = 1 ]; then
+	t_eq "one unload warning naming the module" 1 "$am_warn"
+else
+	t_eq "no unload warning when nothing was charged" 0 "$am_warn"
+fi
+t_eq "module rows gone after unload with live pages" 0 \
+	"$(grep -c '\[allocprof_test\]' /proc/allocinfo)"
+t_check "allocinfo still readable" sh -c 'cat /proc/allocinfo >/dev/null'
+t_check "kept pages freed after unload" sh -c 'echo free >/proc/allocprof_keeper'
+t_eq "keeper holds nothing" 0 "$(cat /proc/allocprof_keeper)"
+t_check "allocprof_keeper unloads" rmmod allocprof_keeper
+t_check "allocinfo readable after all" sh -c 'cat /proc/allocinfo >/dev/null'
