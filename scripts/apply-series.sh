@@ -20,7 +20,7 @@ rm -rf "$dir"
 cp -a "$PRISTINE" "$dir"
 for p in $(series_patches); do
 	[ -f "$ROOT/patches/$p" ] || die "patches/$p does not apply: listed in patches/series but missing"
-	if ! out=$(cd "$dir" && patch -p1 --batch --forward --no-backup-if-mismatch <"$ROOT/patches/$p" 2>&1); then
+	if ! out=$(cd "$dir" && patch -p1 --batch --forward --fuzz=0 --no-backup-if-mismatch <"$ROOT/patches/$p" 2>&1); then
 		echo "$out" | grep -E 'patching file|FAILED|can.t find|malformed|Reversed' | sed 's/^/    /' >&2
 		rm -rf "$dir"
 		die "patches/$p does not apply"
