@@ -24,7 +24,6 @@ for f in $frags; do
 	files="$files $ROOT/scripts/configs/$f.config"
 done
 
-export CCACHE_BASEDIR=$BUILD CCACHE_NOHASHDIR=1
 kmake() {
 	make -s -C "$src" O="$out" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" "$@"
 }

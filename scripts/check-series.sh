@@ -41,7 +41,6 @@ done
 # pristine file lacks it; line numbers and the _noprof renames are ignored.
 files=$(for p in $(series_patches); do sed -n 's|^+++ b/\(.*\.c\)$|\1|p' "$ROOT/patches/$p"; done | sort -u)
 kernel=${SPARSE_KERNEL:-debug}
-export CCACHE_BASEDIR=$BUILD CCACHE_NOHASHDIR=1
 kout=${KOUT:-$BUILD/test/kernel}
 if [ -n "$files" ] && ! SRC=$series KOUT=$kout "$ROOT/scripts/build-kernel.sh" "$kernel" >&2; then
 	tap not-ok "sparse: kernel $kernel builds"

@@ -8,7 +8,6 @@ set -eu
 src=${SRC:-$TREE}
 [ -x "$src/tools/testing/kunit/kunit.py" ] || die "no source tree at $src: run 'make tree'"
 n=0 failed=0
-export CCACHE_BASEDIR=$BUILD CCACHE_NOHASHDIR=1
 for cfg in "$ROOT"/kunit/*.kunitconfig; do
 	[ -f "$cfg" ] || continue
 	name=$(basename "$cfg" .kunitconfig)

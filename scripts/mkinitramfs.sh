@@ -25,7 +25,6 @@ printf 'root:x:0:\nnogroup:x:65534:\n' >"$stage/etc/group"
 
 # Test modules, built out of tree against this kernel.
 if grep -q '^CONFIG_MODULES=y' "$kdir/.config"; then
-	export CCACHE_BASEDIR=$BUILD CCACHE_NOHASHDIR=1
 	for m in "$guest"/modules/*/; do
 		[ -f "$m/Kbuild" ] || continue
 		name=$(basename "$m")

@@ -18,6 +18,11 @@ ai_prof_on=1
 [ "$(mem_profiling_boot)" = 0 ] && ai_prof_on=0
 [ "$(cat /proc/sys/vm/mem_profiling 2>/dev/null)" = 1 ] || ai_prof_on=0
 
+# Built-in call sites name their file relative to the source tree, as in
+# upstream kernels (mm/slub.c, not ../linux/mm/slub.c or /abs/path).
+t_eq "allocinfo built-in paths relative to the source tree" "" \
+	"$(awk 'NR > 2 && !/\[/ && ($3 ~ /^\// || $3 ~ /(^|\/)\.\.\//) { print $3; exit }' /proc/allocinfo)"
+
 t_eq "allocinfo mode is 0400" 400 "$(stat -c %a /proc/allocinfo)"
 t_eq "allocinfo owned by root" 0 "$(stat -c %u /proc/allocinfo)"
 
