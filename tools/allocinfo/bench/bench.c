@@ -13,8 +13,9 @@
  *    time per row may grow at most 2.5x (a quadratic parser would grow 4-5x;
  *    caches explain a slow rise), and the targets 5k rows < 1 ms and 20k
  *    rows < 5 ms for both first and update reads (CPU time).
- * 4. (Run first, while this process is small.) Runs "allocinfo top -d 1 -i 10" on the 20k file for ~10 s and reports
- *    its CPU use and maximum RSS from wait4(2)'s rusage.
+ * 4. (Run first, while this process is small.) Runs "allocinfo top -d 1"
+ *    on a 5k-row file for 5 refreshes and on a 20k-row file for 10, and
+ *    reports the CPU use and maximum RSS of each from wait4(2)'s rusage.
  * The first-read loop frees and rebuilds a list each run; M_TRIM_THRESHOLD
  * is raised so that glibc keeps the freed heap instead of handing it back
  * and page-faulting it in again, which would time the kernel, not the
@@ -94,6 +95,48 @@ static char *slurp(const char *path, size_t *len)
 	return b;
 }
 
+/*
+ * Runs "allocinfo top -d 1 -i ITERS" on a generated file of ROWS rows,
+ * output to /dev/null, and prints its CPU use (user + system, over the wall
+ * time) and maximum RSS, both from wait4(2)'s rusage.
+ */
+static int run_top(const char *b, long rows, int iters)
+{
+	struct rusage ru;
+	int st;
+	double t0, wall, cpu;
+	pid_t pid;
+	char path[4096], cmd[8300], it[16];
+
+	snprintf(path, sizeof(path), "%s/bench-top-%ld.txt", b, rows);
+	snprintf(cmd, sizeof(cmd), "%s/gen %ld 42 > %s", b, rows, path);
+	if (system(cmd)) {
+		fprintf(stderr, "bench: cannot generate %s\n", path);
+		return 1;
+	}
+	snprintf(cmd, sizeof(cmd), "%s/allocinfo", b);
+	snprintf(it, sizeof(it), "%d", iters);
+	t0 = now();
+	pid = fork();
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		dup2(fd, 1);
+		execl(cmd, "allocinfo", "top", "-d", "1", "-i", it, path, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || wait4(pid, &st, 0, &ru) != pid || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		fprintf(stderr, "bench: allocinfo top failed\n");
+		return 1;
+	}
+	wall = now() - t0;
+	cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	      (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	printf("allocinfo top -d 1 -i %d on %ld rows: wall %.2f s, cpu %.3f s (%.2f%%), "
+	       "max RSS %ld KiB\n", iters, rows, wall, cpu, 100 * cpu / wall, ru.ru_maxrss);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const long sizes[] = { 1000, 5000, 20000, 100000 };
@@ -104,38 +147,9 @@ int main(int argc, char **argv)
 	int bad = 0;
 
 	mallopt(M_TRIM_THRESHOLD, 512 << 20);
-	/* allocinfo top for ~10 s, first, while this process is small (fork) */
-	{
-		struct rusage ru;
-		int st;
-		double t0 = now(), wall, cpu;
-		pid_t pid;
-
-		snprintf(path, sizeof(path), "%s/bench-top.txt", b);
-		snprintf(cmd, sizeof(cmd), "%s/gen 20000 42 > %s", b, path);
-		if (system(cmd)) {
-			fprintf(stderr, "bench: cannot generate %s\n", path);
-			return 1;
-		}
-		snprintf(cmd, sizeof(cmd), "%s/allocinfo", b);
-		pid = fork();
-		if (pid == 0) {
-			int fd = open("/dev/null", O_WRONLY);
-
-			dup2(fd, 1);
-			execl(cmd, "allocinfo", "top", "-d", "1", "-i", "10", path, (char *)NULL);
-			_exit(127);
-		}
-		if (pid < 0 || wait4(pid, &st, 0, &ru) != pid || !WIFEXITED(st) || WEXITSTATUS(st)) {
-			fprintf(stderr, "bench: allocinfo top failed\n");
-			return 1;
-		}
-		wall = now() - t0;
-		cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-		      (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-		printf("allocinfo top -d 1 -i 10 on 20000 rows: wall %.2f s, cpu %.3f s (%.2f%%), "
-		       "max RSS %ld KiB\n", wall, cpu, 100 * cpu / wall, ru.ru_maxrss);
-	}
+	/* allocinfo top, first, while this process is small (fork) */
+	if (run_top(b, 5000, 5) || run_top(b, 20000, 10))
+		return 1;
 
 	printf("median of 401/401/201/41 interleaved runs; CPU time (wall-clock in brackets)\n");
 	printf("%8s %22s %22s %16s %8s\n", "rows", "first read ms", "update read ms",

@@ -38,22 +38,29 @@ struct kvdata {
 /*
  * One call site.  Allocated with its strings in one block; the fields a
  * read touches come first so that an update costs one or two cache lines.
+ * Kept small (96 bytes before the strings), since a kernel has tens of
+ * thousands of sites: the list is singly linked (prune is a full walk
+ * anyway), the generation is the low 32 bits of the list's and the line
+ * number saturates at UINT32_MAX.
  */
 struct allocinfo_entry {
 	uint64_t hash;
 	struct allocinfo_entry *hnext;		/* hash chain */
 	int64_t bytes;
 	uint64_t calls;
-	size_t gen;				/* generation last seen in */
+	uint32_t gen;				/* generation last seen in */
+	uint32_t lineno;			/* line number in that read */
 	uint32_t line, occ, flen, fnlen, mlen;
 	uint8_t has_module, vanished;
-	size_t lineno;				/* line number in that read */
 	struct kvdata *kv;
-	struct allocinfo_entry *next, *prev;	/* list order: first seen */
+	struct allocinfo_entry *next;		/* list order: first seen */
 	void *uptr;				/* caller-owned */
 	uint64_t u64;				/* caller-owned */
 	char strs[];				/* file \0 func \0 [module \0] */
 };
+
+_Static_assert(sizeof(struct allocinfo_entry) <= 96 || sizeof(void *) > 8,
+	       "allocinfo_entry grew");
 
 #define E_FILE(e) ((e)->strs)
 #define E_FUNC(e) ((e)->strs + (e)->flen + 1)
@@ -321,7 +328,8 @@ static struct allocinfo_entry *entry_new(struct allocinfo_list *l, uint64_t h,
 
 	if (r->flen > UINT32_MAX - 1 || r->fnlen > UINT32_MAX - 1 || r->mlen > UINT32_MAX - 1)
 		return NULL;
-	if (l->count >= l->nbuckets && grow_table(l, l->nbuckets * 2))
+	/* up to two entries a bucket: chains stay short, the table half the size */
+	if (l->count >= 2 * l->nbuckets && grow_table(l, l->nbuckets * 2))
 		return NULL;
 	e = malloc(sizeof(*e) + sz);
 	if (!e)
@@ -347,7 +355,6 @@ static struct allocinfo_entry *entry_new(struct allocinfo_list *l, uint64_t h,
 	e->occ = occ;
 	e->hnext = l->buckets[h & (l->nbuckets - 1)];
 	l->buckets[h & (l->nbuckets - 1)] = e;
-	e->prev = l->tail;
 	if (l->tail)
 		l->tail->next = e;
 	else
@@ -702,20 +709,22 @@ static int parse_buffer(struct allocinfo_list *l, const char *buf, size_t len)
 	int in_header = 1, has_nul;
 	struct allocinfo_entry *en, *cursor;
 	struct row r;
+	uint32_t gen;
 
 	if (parse_header(l, buf, len, &pos, &lineno))
 		return l->error;
 	has_nul = memchr(pos, '\0', (size_t)(bend - pos)) != NULL;
-	/* size the table for the rows to come (about 60 bytes a row) */
-	if (!l->count && (size_t)(bend - pos) / 48 > l->nbuckets) {
+	/* size the table for the rows to come (60 to 100 bytes a row) */
+	if (!l->count && (size_t)(bend - pos) / 96 > l->nbuckets) {
 		size_t nb = l->nbuckets;
 
-		while (nb < (size_t)(bend - pos) / 48)
+		while (nb < (size_t)(bend - pos) / 96)
 			nb *= 2;
 		if (grow_table(l, nb))
 			return set_error(l, ALLOCINFO_ENOMEM, ENOMEM);
 	}
 	l->gen++;
+	gen = (uint32_t)l->gen;
 	l->mal_count = 0;
 	l->present = 0;
 	cursor = l->head;
@@ -750,10 +759,10 @@ static int parse_buffer(struct allocinfo_list *l, const char *buf, size_t len)
 		 * earlier row with that key would have claimed it.
 		 */
 		en = cursor;
-		if (!en || en->occ || en->gen == l->gen || !key_equal(en, &r)) {
+		if (!en || en->occ || en->gen == gen || !key_equal(en, &r)) {
 			h = key_hash(r.file, r.flen, r.line, r.func, r.fnlen,
 				     r.module, r.mlen);
-			while ((en = lookup(l, h, &r, occ)) && en->gen == l->gen)
+			while ((en = lookup(l, h, &r, occ)) && en->gen == gen)
 				occ++;
 			if (!en && !(en = entry_new(l, h, &r, occ)))
 				return set_error(l, ALLOCINFO_ENOMEM, ENOMEM);
@@ -763,45 +772,42 @@ static int parse_buffer(struct allocinfo_list *l, const char *buf, size_t len)
 			return set_error(l, ALLOCINFO_ENOMEM, ENOMEM);
 		en->bytes = r.bytes;
 		en->calls = r.calls;
-		en->gen = l->gen;
-		en->lineno = lineno;
+		en->gen = gen;
+		en->lineno = lineno < UINT32_MAX ? (uint32_t)lineno : UINT32_MAX;
 		en->vanished = 0;
 		l->present++;
 	}
 	/* rows matched clear their flag; only a shortfall needs a walk */
 	if (l->present < l->count)
 		for (en = l->head; en; en = en->next)
-			en->vanished = en->gen != l->gen;
+			en->vanished = en->gen != gen;
 	return set_error(l, ALLOCINFO_OK, 0);
 }
 
 size_t allocinfo_list_prune(struct allocinfo_list *l)
 {
-	struct allocinfo_entry *e, *n, **pp;
+	struct allocinfo_entry *e, *n, **pp, **link, *last = NULL;
 	size_t pruned = 0;
 
 	if (!l)
 		return 0;
-	for (e = l->head; e; e = n) {
+	for (link = &l->head, e = l->head; e; e = n) {
 		n = e->next;
-		if (!e->vanished)
+		if (!e->vanished) {
+			last = e;
+			link = &e->next;
 			continue;
+		}
 		for (pp = &l->buckets[e->hash & (l->nbuckets - 1)]; *pp != e;
 		     pp = &(*pp)->hnext)
 			;
 		*pp = e->hnext;
-		if (e->prev)
-			e->prev->next = e->next;
-		else
-			l->head = e->next;
-		if (e->next)
-			e->next->prev = e->prev;
-		else
-			l->tail = e->prev;
+		*link = n;
 		entry_free(e);
 		l->count--;
 		pruned++;
 	}
+	l->tail = last;
 	return pruned;
 }
 

@@ -422,16 +422,14 @@ static void outf(const char *fmt, ...)
 	fputs(buf, stdout);
 }
 
-static void draw_top(struct row *rows, size_t n, int tty, const char *src,
-		     int64_t total, double trate)
+/*
+ * How many rows top shows: -n, -a, or what fits the terminal (20 when not
+ * a terminal).  Sets tty_cols as a side effect in terminal mode.
+ */
+static size_t top_limit(int tty, size_t count)
 {
-	char b[32], r[40], t[32], tr[40];
-	time_t now = time(NULL);
-	char when[32];
-	size_t shown = n;
 	long lim = opt.limit;
 
-	strftime(when, sizeof(when), "%H:%M:%S", localtime(&now));
 	if (tty) {
 		struct winsize ws;
 
@@ -441,12 +439,24 @@ static void draw_top(struct row *rows, size_t n, int tty, const char *src,
 				lim = ws.ws_row - 4;
 			tty_cols = ws.ws_col > 1 ? ws.ws_col - 1 : 0;
 		}
-		fputs("\033[H\033[2J", stdout);
 	}
 	if (lim == -2)
 		lim = 20;
-	if (lim >= 0 && (size_t)lim < shown)
-		shown = (size_t)lim;
+	if (lim < 0 || (size_t)lim > count)
+		return count;
+	return (size_t)lim;
+}
+
+static void draw_top(const struct row *rows, size_t shown, size_t n, int tty,
+		     const char *src, int64_t total, double trate)
+{
+	char b[32], r[40], t[32], tr[40];
+	time_t now = time(NULL);
+	char when[32];
+
+	strftime(when, sizeof(when), "%H:%M:%S", localtime(&now));
+	if (tty)
+		fputs("\033[H\033[2J", stdout);
 	fmt_size(t, sizeof(t), total, opt.raw);
 	fmt_size(tr, sizeof(tr), d2i64(trate), opt.raw);
 	outf("allocinfo top - %s  %zu sites  total %s  change %s/s%s  %s\n",
@@ -465,6 +475,95 @@ static void draw_top(struct row *rows, size_t n, int tty, const char *src,
 	fflush(stdout);
 }
 
+/*
+ * The rows top shows, without a row for every call site: a heap of the k
+ * rows that sort first, whose root is the one that sorts last, so a site
+ * that sorts after the root costs one comparison.  An entry's u64 holds
+ * its bytes at the previous sample (set before each read, see cmd_top) and
+ * its pointer marks it as present then; dt is the time between the samples.
+ */
+struct topsel {
+	struct row *heap;
+	size_t k, n, cap;	/* wanted, held, allocated */
+	size_t matched;
+	int64_t total;
+	double trate;
+};
+
+static void heap_down(struct row *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t c = 2 * i + 1, m = i;
+		struct row tmp;
+
+		if (c < n && rows_cmp(&h[c], &h[m]) > 0)
+			m = c;
+		if (c + 1 < n && rows_cmp(&h[c + 1], &h[m]) > 0)
+			m = c + 1;
+		if (m == i)
+			return;
+		tmp = h[i];
+		h[i] = h[m];
+		h[m] = tmp;
+		i = m;
+	}
+}
+
+static void heap_up(struct row *h, size_t i)
+{
+	while (i) {
+		size_t p = (i - 1) / 2;
+		struct row tmp;
+
+		if (rows_cmp(&h[i], &h[p]) <= 0)
+			return;
+		tmp = h[i];
+		h[i] = h[p];
+		h[p] = tmp;
+		i = p;
+	}
+}
+
+static void top_select(struct topsel *s, const struct allocinfo_list *l,
+		       double dt, size_t k)
+{
+	const struct allocinfo_entry *e;
+
+	if (k > s->cap) {
+		free(s->heap);
+		s->heap = xcalloc(k, sizeof(*s->heap));
+		s->cap = k;
+	}
+	s->k = k;
+	s->n = 0;
+	s->matched = 0;
+	s->total = 0;
+	s->trate = 0;
+	for (e = allocinfo_list_first(l); e; e = allocinfo_entry_next(e)) {
+		struct row r;
+
+		fill_row(&r, e);
+		if (allocinfo_entry_get_ptr(e) && dt > 0)
+			r.rate = ((double)r.bytes -
+				  (double)(int64_t)allocinfo_entry_get_u64(e)) / dt;
+		if (!row_match(&r))
+			continue;
+		s->matched++;
+		s->total = sat_add(s->total, r.bytes);
+		s->trate += r.rate;
+		if (!k)
+			continue;
+		if (s->n < k) {
+			s->heap[s->n] = r;
+			heap_up(s->heap, s->n++);
+		} else if (rows_cmp(&r, &s->heap[0]) < 0) {
+			s->heap[0] = r;
+			heap_down(s->heap, s->n, 0);
+		}
+	}
+	rows_sort(s->heap, s->n);
+}
+
 int cmd_top(int npos, char **pos)
 {
 	const char *src = one_source(npos, pos);
@@ -473,8 +572,7 @@ int cmd_top(int npos, char **pos)
 	int tty, rc = 0;
 	long iter = 0;
 	double delay = opt.delay >= 0 ? opt.delay : 2.0, last = 0;
-	struct row *rows = NULL;
-	size_t n = 0;
+	struct topsel sel = { 0 };
 
 	if (opt.fmt != FMT_TABLE || opt.group || opt.output || opt.count >= 0 || opt.unchanged)
 		usage_error("top shows a table; --group, formats, -o, -c and --unchanged do not apply");
@@ -500,34 +598,27 @@ int cmd_top(int npos, char **pos)
 		tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw);
 	}
 	while (!stop) {
-		double t = now_sec(), dt = last ? t - last : 0, deadline, trate = 0;
+		double t = now_sec(), dt = last ? t - last : 0, deadline;
 		struct allocinfo_entry *e;
-		int64_t total = 0;
+		size_t count;
 
+		/*
+		 * Each entry remembers its bytes of the sample before the
+		 * read (u64) and that it was there (pointer); the rates are
+		 * computed from these, so no copy of the list is kept.
+		 */
+		for (e = allocinfo_list_first(l); e; e = allocinfo_entry_next(e)) {
+			allocinfo_entry_set_u64(e, (uint64_t)allocinfo_entry_bytes(e));
+			allocinfo_entry_set_ptr(e, &seen_mark);
+		}
 		if ((rc = load(l, src, iter == 0)))
 			break;
 		allocinfo_list_prune(l);
-		free(rows);
-		rows = xcalloc(allocinfo_list_count(l), sizeof(*rows));
-		n = 0;
-		for (e = allocinfo_list_first(l); e; e = allocinfo_entry_next(e)) {
-			struct row *r = &rows[n];
-			int64_t prev = (int64_t)allocinfo_entry_get_u64(e);
-
-			fill_row(r, e);
-			if (allocinfo_entry_get_ptr(e) && dt > 0)
-				r->rate = ((double)r->bytes - (double)prev) / dt;
-			allocinfo_entry_set_u64(e, (uint64_t)r->bytes);
-			allocinfo_entry_set_ptr(e, &seen_mark);
-			if (!row_match(r))
-				continue;
-			total = sat_add(total, r->bytes);
-			trate += r->rate;
-			n++;
-		}
+		count = allocinfo_list_count(l);
 		last = t;
-		rows_sort(rows, n);
-		draw_top(rows, n, tty, src_name(src), total, trate);
+		top_select(&sel, l, dt, top_limit(tty, count));
+		draw_top(sel.heap, sel.n, sel.matched, tty, src_name(src),
+			 sel.total, sel.trate);
 		if (opt.iterations >= 0 && ++iter >= opt.iterations)
 			break;
 		if (opt.iterations < 0)
@@ -554,8 +645,9 @@ int cmd_top(int npos, char **pos)
 					opt.nsort = 1;
 					opt.sort[0].key = c == 'b' ? K_BYTES : c == 'c' ? K_CALLS : K_RATE;
 					opt.sort[0].desc = 1;
-					rows_sort(rows, n);
-					draw_top(rows, n, tty, src_name(src), total, trate);
+					top_select(&sel, l, dt, top_limit(tty, count));
+					draw_top(sel.heap, sel.n, sel.matched, tty,
+						 src_name(src), sel.total, sel.trate);
 				}
 			} else {
 				struct timespec ts = {
@@ -568,7 +660,7 @@ int cmd_top(int npos, char **pos)
 		}
 	}
 	tty_restore();
-	free(rows);
+	free(sel.heap);
 	allocinfo_list_free(l);
 	return rc;
 }

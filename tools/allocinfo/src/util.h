@@ -129,6 +129,7 @@ void usage_error(const char *fmt, ...);
 char *live_path(void);
 char *read_small(const char *path);
 int row_match(const struct row *r);
+int rows_cmp(const struct row *a, const struct row *b);
 void rows_sort(struct row *rows, size_t n);
 size_t rows_group(struct row *rows, size_t n);
 void output_rows(FILE *f, struct row *rows, size_t n, const struct allocinfo_list *l);

@@ -205,6 +205,117 @@ run --format json -g dir:1 "$F/v1.txt"
 check "format: --format json, grouped by dir:1" eval '[ "$(jget "[r[\"bytes\"] for r in d[\"rows\"] if r[\"key\"]==\"drivers\"][0]")" = 1114112 ]'
 run --openmetrics -g module "$F/v1.txt"
 check "openmetrics: grouped labels" eval 'has "^allocinfo_bytes{module=\"foo\"} 1114112$" && [ "$(tail -1 "$T/out")" = "# EOF" ]'
+# ---- openmetrics: 2.x key:value pairs ----------------------------------
+# expected samples of the pairs, computed from the fixture with awk: the
+# first pair per row of each sanitised key; a key is a gauge when all its
+# values are numbers, otherwise a kv_<key> label of allocinfo_site_info
+omkv_expect() {
+	awk '
+	function esc(s,  o, i, c) {	# char by char: awks differ on "\\" in gsub
+		o = ""
+		for (i = 1; i <= length(s); i++) {
+			c = substr(s, i, 1)
+			o = o (c == "\\" || c == "\"" ? "\\" : "") c
+		}
+		return o
+	}
+	f && !/^#/ && NF {
+		n++; lab = ""
+		c = match($3, /:[0-9]+$/)
+		file = substr($3, 1, RSTART - 1); line = substr($3, RSTART + 1)
+		i = 4; mod = "vmlinux"
+		if ($4 ~ /^\[/) { mod = substr($4, 2, length($4) - 2); i = 5 }
+		func = substr($i, 6)
+		labels[n] = "{file=\"" esc(file) "\",line=\"" line "\",func=\"" esc(func) "\",module=\"" esc(mod) "\""
+		for (i++; i <= NF; i++) {
+			k = $i; sub(/:.*/, "", k); v = substr($i, length(k) + 2)
+			gsub(/[^a-zA-Z0-9_]/, "_", k)
+			if ((n, k) in val) continue
+			val[n, k] = v
+			if (!(k in seen)) { seen[k] = 1; names[++nn] = k }
+			if (v !~ /^[-+]?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/) nonnum[k] = 1
+		}
+	}
+	/^allocinfo - version:/ { f = 1 }
+	END {
+		for (j = 1; j <= nn; j++) if (!(names[j] in nonnum))
+			for (r = 1; r <= n; r++) if ((r, names[j]) in val)
+				print "allocinfo_kv_" names[j] labels[r] "} " val[r, names[j]]
+		for (r = 1; r <= n; r++) {
+			s = ""
+			for (j = 1; j <= nn; j++) if ((names[j] in nonnum) && (r, names[j]) in val)
+				s = s ",kv_" names[j] "=\"" esc(val[r, names[j]]) "\""
+			if (s != "") print "allocinfo_site_info" labels[r] s "} 1"
+		}
+	}' "$1"
+}
+# structure of OpenMetrics text: one TYPE and at most one HELP per family,
+# before its samples; families not interleaved; sample names match their
+# family's type; label names valid and distinct; values escaped; no
+# repeated series; "# EOF" last
+omvalid() {
+	python3 - "$T/out" <<'PY'
+import re, sys
+lines = open(sys.argv[1]).read().split("\n")
+assert lines[-1] == "" and lines[-2] == "# EOF", "no # EOF at the end"
+lines = lines[:-2]
+name_re = r"[a-zA-Z_:][a-zA-Z0-9_:]*"
+lab_re = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\\n]|\\[\\"n])*)"')
+num_re = re.compile(r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?$")
+fams, done, cur, series = {}, set(), None, set()
+for ln in lines:
+    m = re.match(r"# (TYPE|HELP|UNIT) (" + name_re + r") (.*)$", ln)
+    if m:
+        kind, fam, rest = m.groups()
+        if fam != cur:
+            assert fam not in done, "family %s interleaved or repeated" % fam
+            if cur: done.add(cur)
+            cur = fam
+            fams[fam] = {}
+        assert kind not in fams[fam], "two %s lines for %s" % (kind, fam)
+        assert "samples" not in fams[fam], "metadata after samples of " + fam
+        fams[fam][kind] = rest
+        continue
+    assert not ln.startswith("#"), "bad comment " + ln
+    m = re.match("(" + name_re + r")\{(.*)\} (\S+)$", ln)
+    assert m, "bad sample " + ln
+    name, labels, value = m.groups()
+    assert cur and "TYPE" in fams[cur], "sample without TYPE " + ln
+    t = fams[cur]["TYPE"]
+    want = cur + "_info" if t == "info" else cur
+    assert t in ("gauge", "info") and name == want, "sample %s in family %s" % (name, cur)
+    assert num_re.match(value), "bad value " + ln
+    if t == "info": assert value == "1", "info value " + ln
+    pos, names = 0, []
+    while pos < len(labels):
+        lm = lab_re.match(labels, pos)
+        assert lm, "bad labels " + ln
+        names.append(lm.group(1))
+        pos = lm.end()
+        if pos < len(labels):
+            assert labels[pos] == ",", "bad labels " + ln
+            pos += 1
+    assert len(set(names)) == len(names), "repeated label " + ln
+    assert (name, labels) not in series, "repeated series " + ln
+    series.add((name, labels))
+    fams[cur]["samples"] = 1
+PY
+}
+run --openmetrics "$F/v2-kv.txt"
+omkv_expect "$F/v2-kv.txt" >"$T/want"
+grep -E '^allocinfo_(kv_|site_info)' "$T/out" >"$T/got"
+check "openmetrics: key:value pairs as gauges and info labels (awk)" eval '[ $rc = 0 ] && [ -s "$T/want" ] && cmp -s "$T/want" "$T/got"'
+check "openmetrics: numeric pair family typed gauge" eval 'has "^# TYPE allocinfo_kv_size_max gauge$" && has "^# HELP allocinfo_kv_size_max .*size\\.max"'
+check "openmetrics: key mixed numeric and text is a label" eval '! has "^allocinfo_kv_mixed" && has "kv_mixed=\"7\"" && has "^# TYPE allocinfo_site info$"'
+check "openmetrics: v2 pairs output is valid" omvalid
+run --openmetrics "$F/v2.txt"
+check "openmetrics: v2.txt pairs valid" eval 'omvalid && has "^allocinfo_kv_total_calls{file=\"lib/idr.c\",line=\"42\",func=\"idr_alloc\",module=\"vmlinux\"} 123$" && has "kv_weird_key=\"a:b\""'
+run --openmetrics "$F/v1.txt"
+check "openmetrics: v1 output valid, no pair families" eval 'omvalid && ! has "allocinfo_kv_\|allocinfo_site"'
+run --openmetrics -g module "$F/v2-kv.txt"
+check "openmetrics: grouped output leaves pairs out" eval 'omvalid && ! has "allocinfo_kv_\|allocinfo_site"'
+run --openmetrics -n 1 "$F/v2-kv.txt"
+check "openmetrics: only the shown rows' pairs" eval 'omvalid && ! has "mm/b.c" && has "^allocinfo_kv_ratio{file=\"mm/a.c\".* -0.5$"'
 run --folded -g file "$F/v1.txt"
 check "folded: grouped by file" eval 'has "^mm/slub.c 12288$" && ! has "slab.h"'
 run -g module -s +bytes --csv "$F/v1.txt"
@@ -287,6 +398,19 @@ check "top: batches when not a terminal" eval '[ $rc = 0 ] && [ $(grep -c "^allo
 check "top: rate per second" eval 'awk "/^allocinfo top/ { b++ } b == 2 && /mm\/slub.c:1234/ && \$2 == 3 && \$3 >= 400 && \$3 <= 690 { f = 1 } b == 2 && /page_alloc/ && \$3 != 0 { bad = 1 } END { exit !(f && !bad) }" "$T/out"'
 run top -d 0 -i 3 -s calls -n 2 "$F/v1.txt"
 check "top: -i, -n and -s" eval '[ $(grep -c "^allocinfo top - " "$T/out") = 3 ] && [ $(grep -c "__alloc_pages" "$T/out") = 3 ] && [ $(grep -c "slub.c" "$T/out") = 0 ]'
+# top keeps only the rows it shows (a bounded heap): the same rows, in the
+# same order, as a full sort, ties (equal calls) broken by file, line, func
+"$GEN" 3000 7 >"$T/g3k.txt"
+run top -d 0 -i 1 -n 40 -s calls "$T/g3k.txt"
+awk '$1 ~ /^[0-9]+$/ && $3 ~ /:/ { c = $3; sub(/:[0-9]+$/, "", c); l = substr($3, length(c) + 2)
+	print $2, c, l, substr($4 ~ /^\[/ ? $5 : $4, 6) }' "$T/g3k.txt" |
+	LC_ALL=C sort -k1,1nr -k2,2 -k3,3n -k4,4 | head -40 | awk '{ print $1, $2 ":" $3, $4 }' >"$T/want"
+awk 'b && NF >= 5 { print $2, $4, $5 } /^ *BYTES/ { b = 1 }' "$T/out" >"$T/got"
+check "top: -n 40 of 3000 rows = first 40 of a full sort (ties too)" eval '[ $rc = 0 ] && [ $(wc -l <"$T/want") = 40 ] && cmp -s "$T/want" "$T/got"'
+run top -d 0 -i 1 -a --bytes -s +bytes "$T/g3k.txt"
+awk 'b && NF >= 5 { print $1 } /^ *BYTES/ { b = 1 }' "$T/out" >"$T/got"
+want=$(awk '$1 ~ /^-?[0-9]+$/ { n++; if (n == 1 || $1 < mn) mn = $1; if (n == 1 || $1 > mx) mx = $1 } END { print n, mn, mx }' "$T/g3k.txt")
+check "top: -a shows every row, ascending with +bytes" eval '[ "$(wc -l <"$T/got") $(head -1 "$T/got") $(tail -1 "$T/got")" = "$want" ]'
 "$A" top -d 30 "$F/v1.txt" >"$T/out" 2>&1 &
 pid=$!
 sleep 0.5
