@@ -47,19 +47,6 @@ static const char *one_source(int npos, char **pos)
 	return opt.input;
 }
 
-static void fill_row(struct row *r, const struct allocinfo_entry *e)
-{
-	memset(r, 0, sizeof(*r));
-	r->file = allocinfo_entry_file(e);
-	r->func = allocinfo_entry_func(e);
-	r->module = allocinfo_entry_module(e);
-	r->line = allocinfo_entry_line(e);
-	r->occ = allocinfo_entry_occurrence(e);
-	r->bytes = allocinfo_entry_bytes(e);
-	r->calls = allocinfo_entry_calls(e);
-	r->e = e;
-}
-
 /* "file:line" padded to width, whatever the length of the name */
 static const char *loc_str(const char *file, unsigned long line, int width)
 {
@@ -268,7 +255,7 @@ int cmd_diff(int npos, char **pos)
 		struct row *r = &rows[n], probe;
 		struct old *o = allocinfo_entry_get_ptr(e);
 
-		fill_row(r, e);
+		row_fill(r, e);
 		if (allocinfo_entry_vanished(e)) {
 			r->status = 2;
 			r->bytes = 0;
@@ -542,7 +529,7 @@ static void top_select(struct topsel *s, const struct allocinfo_list *l,
 	for (e = allocinfo_list_first(l); e; e = allocinfo_entry_next(e)) {
 		struct row r;
 
-		fill_row(&r, e);
+		row_fill(&r, e);
 		if (allocinfo_entry_get_ptr(e) && dt > 0)
 			r.rate = ((double)r.bytes -
 				  (double)(int64_t)allocinfo_entry_get_u64(e)) / dt;
@@ -792,7 +779,7 @@ int cmd_growth(int npos, char **pos)
 		fit(s, &x->slope, &x->mono, &x->suspect);
 		if (x->slope <= 0)
 			continue;
-		fill_row(&x->r, e);
+		row_fill(&x->r, e);
 		if (!row_match(&x->r))
 			continue;
 		x->n = s->n;

@@ -221,6 +221,19 @@ static const char *field(const struct row *r, int f)
 	}
 }
 
+void row_fill(struct row *r, const struct allocinfo_entry *e)
+{
+	memset(r, 0, sizeof(*r));
+	r->file = allocinfo_entry_file(e);
+	r->func = allocinfo_entry_func(e);
+	r->module = allocinfo_entry_module(e);
+	r->line = allocinfo_entry_line(e);
+	r->occ = allocinfo_entry_occurrence(e);
+	r->bytes = allocinfo_entry_bytes(e);
+	r->calls = allocinfo_entry_calls(e);
+	r->e = e;
+}
+
 int row_match(const struct row *r)
 {
 	int want[3] = { 0, 0, 0 }, got[3] = { 0, 0, 0 };
@@ -1192,14 +1205,7 @@ static int cmd_show(int npos, char **pos)
 	for (e = allocinfo_list_first(l); e; e = allocinfo_entry_next(e)) {
 		struct row *r = &rows[n];
 
-		r->file = allocinfo_entry_file(e);
-		r->func = allocinfo_entry_func(e);
-		r->module = allocinfo_entry_module(e);
-		r->line = allocinfo_entry_line(e);
-		r->occ = allocinfo_entry_occurrence(e);
-		r->bytes = allocinfo_entry_bytes(e);
-		r->calls = allocinfo_entry_calls(e);
-		r->e = e;
+		row_fill(r, e);
 		if (row_match(r))
 			n++;
 	}

@@ -128,6 +128,7 @@ const char *src_name(const char *path);
 void usage_error(const char *fmt, ...);
 char *live_path(void);
 char *read_small(const char *path);
+void row_fill(struct row *r, const struct allocinfo_entry *e);
 int row_match(const struct row *r);
 int rows_cmp(const struct row *a, const struct row *b);
 void rows_sort(struct row *rows, size_t n);
