@@ -32,7 +32,7 @@ slug() {
 
 # name_for SLUG: the series name with that slug, if any.
 name_for() {
-	series_patches 2>/dev/null | sed -n "s/^\([0-9]\{3\}\)-$1\.patch$/&/p" | head -n1
+	series_patches 2>/dev/null | grep -xE "[0-9]{3}-$1\.patch" | head -n1
 }
 
 commits=$(git_tree rev-list --reverse base..HEAD)
@@ -60,7 +60,7 @@ old=$ROOT/patches/series
 [ -f "$old" ] || : >"$old"
 awk -v names="$names" '
 	/^#/ || /^[ \t]*$/ { buf = buf $0 "\n"; next }
-	{ if (!nentries++) { header = buf; first = $1 } else pre[$1] = buf; buf = "" }
+	{ if (!nentries++) header = buf; else pre[$1] = buf; buf = "" }
 	END {
 		if (!nentries) header = buf
 		printf "%s", header
