@@ -9,7 +9,7 @@ KERNEL ?= $(shell awk '$$1 == "prof" { print; exit }' $(S)/configs/kernels | cut
 SERIES_ENV := SRC=$(CURDIR)/build/series KOUT=$(CURDIR)/build/test/kernel
 
 .PHONY: help deps source tree export check-export check-series kernel \
-	boot-test kunit test demo shell tool clean
+	boot-test kunit test demo shell tool config deb clean
 
 help:
 	@sed -n 's/^## //p' $(MAKEFILE_LIST)
@@ -68,6 +68,16 @@ boot-test: deps
 ## kunit         run every kunit/*.kunitconfig on UML in build/linux
 kunit: deps
 	$(S)/kunit.sh
+
+## config        Debian's 6.1 config + profiling in build/deb/linux/.config (BASE=other .config)
+config: deps
+	$(S)/apply-series.sh
+	$(S)/config.sh $(BASE)
+
+## deb           installable kernel packages (bindeb-pkg) from that config into build/deb/
+deb: deps
+	$(S)/apply-series.sh
+	$(S)/deb.sh $(BASE)
 
 ## tool          build tools/allocinfo
 tool:

@@ -34,24 +34,8 @@ kmake tinyconfig >/dev/null
 "$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" $files >"$out/merge.log" 2>&1
 kmake olddefconfig >/dev/null
 
-# Every option a fragment names must have the value it asks for.
-bad=0
-for f in $files; do
-	while IFS= read -r line; do
-		case "$line" in
-		CONFIG_*=*) opt=${line%%=*} want=$line ;;
-		"# CONFIG_"*" is not set") opt=${line#\# } opt=${opt%% *} want="" ;;
-		*) continue ;;
-		esac
-		have=$(grep -E "^$opt=" "$out/.config" || true)
-		if [ "$have" != "$want" ]; then
-			echo "build-kernel: $name: ${f##*/} asks for '${want:-$opt unset}'," \
-				"but .config has '${have:-$opt unset}'" >&2
-			bad=1
-		fi
-	done <"$f"
-done
-[ "$bad" = 0 ] || exit 1
+# shellcheck disable=SC2086
+check_fragments "build-kernel: $name" "$out/.config" $files || exit 1
 [ "$config_only" = 0 ] || exit 0
 
 msg "building kernel '$name' ($frags) from $src in $out"

@@ -31,3 +31,26 @@ source_version() {
 series_patches() {
 	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$ROOT/patches/series"
 }
+
+# check_fragments LABEL CONFIG FRAGMENT...: every option a fragment sets or
+# unsets has that value in CONFIG; names each one that does not.
+check_fragments() {
+	local label=$1 config=$2 f line opt want have bad=0
+	shift 2
+	for f in "$@"; do
+		while IFS= read -r line; do
+			case "$line" in
+			CONFIG_*=*) opt=${line%%=*} want=$line ;;
+			"# CONFIG_"*" is not set") opt=${line#\# } opt=${opt%% *} want="" ;;
+			*) continue ;;
+			esac
+			have=$(grep -E "^$opt=" "$config" || true)
+			if [ "$have" != "$want" ]; then
+				echo "$label: ${f##*/} asks for '${want:-$opt unset}'," \
+					"but .config has '${have:-$opt unset}'" >&2
+				bad=1
+			fi
+		done <"$f"
+	done
+	return "$bad"
+}

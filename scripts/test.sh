@@ -29,6 +29,7 @@ if [ -f "$ROOT/tools/allocinfo/Makefile" ]; then
 fi
 layer series "$ROOT/scripts/check-series.sh"
 if [ -f "$SRC/.allocprof-stamp" ]; then
+	layer config env COUT="$BUILD/test/deb-config" "$ROOT/scripts/config.sh" --tap
 	layer kunit "$ROOT/scripts/kunit.sh"
 	layer boot "$ROOT/scripts/boot-tests.sh"
 fi
