@@ -1,0 +1,527 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * allocprof_cov_test: call each allocation API that allocation
+ * profiling charges to its caller beyond kmalloc and the page allocator
+ * (vmalloc, kvmalloc, string and user-copy helpers, mempool, rhashtable,
+ * kfifo), each from its own source line, and report in
+ * /proc/allocprof_cov_test what /proc/allocinfo must show for it:
+ *
+ *   <file>:<line> <bytes> <calls> <api>
+ *
+ * What a row counts:
+ *  - kmalloc-backed helpers: one call, the kmalloc size class;
+ *  - vmalloc family: one call and PAGE_SIZE bytes per page of the area,
+ *    plus one call for the page array with its kmalloc size class; an
+ *    array larger than a page is itself a vmalloc area, counted the
+ *    same way (see vm_charge()); an area vmalloc backed with huge pages
+ *    (kvmalloc of 2 MiB or more) counts all its small pages;
+ *  - mempool_create*(): the pool, its element array and the reserved
+ *    elements; mempool_init*(): the array and the elements;
+ *    mempool_alloc(): the element, when the element allocator supplied it;
+ *  - rhashtable_init(): the bucket table in use, also after resizes;
+ *  - kfifo_alloc(): the buffer, element count rounded up to a power of 2.
+ *
+ * Commands written to /proc/allocprof_cov_test:
+ *   alloc\0  free everything, then allocate again; the user-copy helpers
+ *           copy the written bytes, so the write must end with a NUL
+ *   grow    insert objects into the rhashtable so its worker resizes it
+ *   free    free everything (expected values become 0 0)
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kfifo.h>
+#include <linux/mempool.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/proc_fs.h>
+#include <linux/rhashtable.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#define POOL_MIN	3
+#define ELEM_SIZE	100
+#define RHT_OBJS	100
+#define RHT_DEFAULT	64	/* HASH_DEFAULT_SIZE in lib/rhashtable.c */
+
+enum kind {
+	K_KFREE, K_KFREE_CONST, K_KVFREE, K_VFREE, K_POOL_ELEM, K_POOL,
+	K_POOL_EXIT, K_RHT, K_RHLT, K_KFIFO, K_KFIFO_U32,
+};
+
+struct item {
+	const char *api;
+	unsigned int line;
+	enum kind kind;
+	unsigned long bytes;
+	unsigned long calls;
+	bool live;
+	void *obj;
+	void *aux;
+};
+
+#define NR_ITEMS 64
+static struct item items[NR_ITEMS];
+static unsigned int nr_items;
+static DEFINE_MUTEX(test_lock);
+
+static struct kmem_cache *cache;
+static mempool_t pools[5];
+static struct rhashtable rht;
+static struct rhltable rhlt;
+static struct kfifo fifo;
+static DECLARE_KFIFO_PTR(fifo_u32, u32);
+
+struct rht_obj {
+	u32 key;
+	struct rhash_head node;
+};
+
+static struct rht_obj rht_objs[RHT_OBJS];
+static unsigned int rht_nelems;
+
+static const struct rhashtable_params rht_params = {
+	.key_len	= sizeof(u32),
+	.key_offset	= offsetof(struct rht_obj, key),
+	.head_offset	= offsetof(struct rht_obj, node),
+};
+
+/* A string in module data, so kstrdup_const() has to copy it */
+static char text[] = "allocprof coverage";
+
+static struct item *new_item(const char *api, unsigned int line,
+			     enum kind kind)
+{
+	struct item *it = &items[nr_items++];
+
+	memset(it, 0, sizeof(*it));
+	it->api = api;
+	it->line = line;
+	it->kind = kind;
+	return it;
+}
+
+static void km_charge(struct item *it, size_t size)
+{
+	it->bytes += kmalloc_size_roundup(size);
+	it->calls++;
+}
+
+static void vm_charge(struct item *it, unsigned long size)
+{
+	unsigned long nr = PAGE_ALIGN(size) >> PAGE_SHIFT;
+	unsigned long array = nr * sizeof(struct page *);
+
+	it->bytes += nr * PAGE_SIZE;
+	it->calls += nr;
+	if (array > PAGE_SIZE)
+		vm_charge(it, array);
+	else
+		km_charge(it, array);
+}
+
+/*
+ * Bytes mapped by a vmalloc area of @size at @p: vmalloc may round an
+ * area of at least PMD_SIZE up to huge pages (kvmalloc allows it), then
+ * splits them, so each small page is still charged on its own.
+ */
+static unsigned long vm_area_bytes(const void *p, unsigned long size)
+{
+	unsigned long bytes = PAGE_ALIGN(size);
+
+	if (size >= PMD_SIZE)
+		while (bytes < ALIGN(size, PMD_SIZE) && vmalloc_to_page(p + bytes))
+			bytes += PAGE_SIZE;
+	return bytes;
+}
+
+static void pool_charge(struct item *it, bool create, unsigned int min_nr,
+			unsigned long elem_bytes)
+{
+	if (create)
+		km_charge(it, sizeof(mempool_t));
+	km_charge(it, min_nr * sizeof(void *));
+	it->bytes += min_nr * elem_bytes;
+	it->calls += min_nr;
+}
+
+static size_t rht_table_bytes(unsigned int nbuckets)
+{
+	struct bucket_table *tbl;
+
+	return kmalloc_size_roundup(struct_size(tbl, buckets, nbuckets));
+}
+
+/*
+ * Run @call, which allocates, from the line of the macro and record it
+ * with @kind; @charge(it) fills in the expected charge when it succeeded.
+ */
+#define ITEM(_api, _kind, _call, _charge) do {				\
+	struct item *it = new_item(_api, __LINE__, _kind);		\
+	it->obj = (void *)(_call);					\
+	it->live = !IS_ERR_OR_NULL(it->obj);				\
+	if (it->live) {							\
+		_charge;						\
+	}								\
+} while (0)
+
+/* Same for a @call that initialises @obj and returns 0 or an error */
+#define INIT_ITEM(_api, _kind, _obj, _call, _charge) do {		\
+	struct item *it = new_item(_api, __LINE__, _kind);		\
+	it->obj = _obj;							\
+	if (_call)							\
+		return -ENOMEM;						\
+	it->live = true;						\
+	_charge;							\
+} while (0)
+
+/* Helpers taking a va_list; the row is the line of the call in here */
+static unsigned int kvasprintf_line, kvasprintf_const_line;
+
+static __printf(1, 2) char *do_kvasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+
+	va_start(ap, fmt);
+	p = kvasprintf(GFP_KERNEL, fmt, ap); kvasprintf_line = __LINE__;
+	va_end(ap);
+	return p;
+}
+
+static __printf(1, 2) const char *do_kvasprintf_const(const char *fmt, ...)
+{
+	va_list ap;
+	const char *p;
+
+	va_start(ap, fmt);
+	p = kvasprintf_const(GFP_KERNEL, fmt, ap); kvasprintf_const_line = __LINE__;
+	va_end(ap);
+	return p;
+}
+
+static unsigned long big_kvmalloc = KMALLOC_MAX_SIZE + PAGE_SIZE;
+
+static int alloc_vmalloc(void)
+{
+	ITEM("vmalloc", K_VFREE, vmalloc(3 * PAGE_SIZE), vm_charge(it, 3 * PAGE_SIZE));
+	ITEM("vzalloc", K_VFREE, vzalloc(2 * PAGE_SIZE + 1), vm_charge(it, 2 * PAGE_SIZE + 1));
+	ITEM("vmalloc_user", K_VFREE, vmalloc_user(PAGE_SIZE), vm_charge(it, PAGE_SIZE));
+	ITEM("vmalloc_node", K_VFREE, vmalloc_node(2 * PAGE_SIZE, NUMA_NO_NODE), vm_charge(it, 2 * PAGE_SIZE));
+	ITEM("vzalloc_node", K_VFREE, vzalloc_node(4 * PAGE_SIZE, NUMA_NO_NODE), vm_charge(it, 4 * PAGE_SIZE));
+	ITEM("vmalloc_32", K_VFREE, vmalloc_32(PAGE_SIZE), vm_charge(it, PAGE_SIZE));
+	ITEM("vmalloc_32_user", K_VFREE, vmalloc_32_user(2 * PAGE_SIZE), vm_charge(it, 2 * PAGE_SIZE));
+	ITEM("__vmalloc", K_VFREE, __vmalloc(5 * PAGE_SIZE, GFP_KERNEL), vm_charge(it, 5 * PAGE_SIZE));
+	ITEM("vmalloc_huge", K_VFREE, vmalloc_huge(3 * PAGE_SIZE, GFP_KERNEL), vm_charge(it, 3 * PAGE_SIZE));
+	ITEM("vmalloc_array", K_VFREE, vmalloc_array(3, PAGE_SIZE), vm_charge(it, 3 * PAGE_SIZE));
+	ITEM("__vmalloc_array", K_VFREE, __vmalloc_array(2, PAGE_SIZE, GFP_KERNEL), vm_charge(it, 2 * PAGE_SIZE));
+	ITEM("vcalloc", K_VFREE, vcalloc(600, 8), vm_charge(it, 600 * 8));
+	ITEM("__vcalloc", K_VFREE, __vcalloc(7, 1000, GFP_KERNEL), vm_charge(it, 7 * 1000));
+	/* 600 pages: the page array (4800 bytes) is a vmalloc area itself */
+	ITEM("vmalloc-large-array", K_VFREE, vmalloc(600 * PAGE_SIZE), vm_charge(it, 600 * PAGE_SIZE));
+	return 0;
+}
+
+static int alloc_kvmalloc(void)
+{
+	struct item *from, *to;
+	void *p, *q;
+
+	ITEM("kvmalloc", K_KVFREE, kvmalloc(300, GFP_KERNEL), km_charge(it, 300));
+	ITEM("kvmalloc_node", K_KVFREE, kvmalloc_node(500, GFP_KERNEL, NUMA_NO_NODE), km_charge(it, 500));
+	ITEM("kvzalloc", K_KVFREE, kvzalloc(40, GFP_KERNEL), km_charge(it, 40));
+	ITEM("kvzalloc_node", K_KVFREE, kvzalloc_node(70, GFP_KERNEL, NUMA_NO_NODE), km_charge(it, 70));
+	ITEM("kvmalloc_array", K_KVFREE, kvmalloc_array(10, 30, GFP_KERNEL), km_charge(it, 10 * 30));
+	ITEM("kvcalloc", K_KVFREE, kvcalloc(4, 50, GFP_KERNEL), km_charge(it, 4 * 50));
+	/* Larger than kmalloc can serve: falls back to vmalloc */
+	ITEM("kvmalloc-vmalloc", K_KVFREE, kvmalloc(big_kvmalloc, GFP_KERNEL), vm_charge(it, vm_area_bytes(it->obj, big_kvmalloc)));
+	ITEM("kvzalloc-vmalloc", K_KVFREE, kvzalloc(big_kvmalloc, GFP_KERNEL), vm_charge(it, vm_area_bytes(it->obj, big_kvmalloc)));
+
+	/* kvrealloc() to a larger size: the charge moves to its line */
+	from = new_item("kvrealloc-from", 0, K_KVFREE);
+	p = kvmalloc(100, GFP_KERNEL); from->line = __LINE__;
+	to = new_item("kvrealloc", 0, K_KVFREE);
+	q = kvrealloc(p, 100, 2000, GFP_KERNEL); to->line = __LINE__;
+	if (!q) {
+		kvfree(p);
+		return -ENOMEM;
+	}
+	to->obj = q;
+	to->live = true;
+	km_charge(to, 2000);
+	return 0;
+}
+
+static int alloc_strings(const char __user *ubuf, size_t len)
+{
+	long ulen = strnlen_user(ubuf, len);
+
+	if (ulen <= 0 || ulen > len)
+		return -EINVAL;	/* the command must end with a NUL */
+
+	ITEM("kstrdup", K_KFREE, kstrdup(text, GFP_KERNEL), km_charge(it, strlen(text) + 1));
+	ITEM("kstrdup_const", K_KFREE_CONST, kstrdup_const(text, GFP_KERNEL), km_charge(it, strlen(text) + 1));
+	ITEM("kstrndup", K_KFREE, kstrndup(text, 5, GFP_KERNEL), km_charge(it, 5 + 1));
+	ITEM("kmemdup", K_KFREE, kmemdup(text, 13, GFP_KERNEL), km_charge(it, 13));
+	ITEM("kmemdup_nul", K_KFREE, kmemdup_nul(text, 9, GFP_KERNEL), km_charge(it, 9 + 1));
+	ITEM("kasprintf", K_KFREE, kasprintf(GFP_KERNEL, "%s-%d", "abc", 12345), km_charge(it, strlen("abc-12345") + 1));
+	ITEM("kvasprintf", K_KFREE, do_kvasprintf("%d:%s", 42, text), km_charge(it, 3 + strlen(text) + 1));
+	items[nr_items - 1].line = kvasprintf_line;
+	ITEM("kvasprintf_const", K_KFREE_CONST, do_kvasprintf_const("<%s>", text), km_charge(it, strlen(text) + 3));
+	items[nr_items - 1].line = kvasprintf_const_line;
+	ITEM("memdup_user", K_KFREE, memdup_user(ubuf, len), km_charge(it, len));
+	ITEM("memdup_user_nul", K_KFREE, memdup_user_nul(ubuf, len), km_charge(it, len + 1));
+	ITEM("vmemdup_user", K_KVFREE, vmemdup_user(ubuf, len), km_charge(it, len));
+	ITEM("strndup_user", K_KFREE, strndup_user(ubuf, len), km_charge(it, ulen));
+	ITEM("memdup_array_user", K_KFREE, memdup_array_user(ubuf, 2, 2), km_charge(it, 2 * 2));
+	ITEM("vmemdup_array_user", K_KVFREE, vmemdup_array_user(ubuf, 3, 1), km_charge(it, 3 * 1));
+	return 0;
+}
+
+/* An element from mempool_alloc(), freed back before its pool */
+static void pool_elem(struct item *it, mempool_t *pool, size_t size)
+{
+	it->aux = pool;
+	km_charge(it, size);
+}
+
+static int alloc_mempools(void)
+{
+	unsigned long elem = kmalloc_size_roundup(ELEM_SIZE);
+	unsigned long obj = kmem_cache_size(cache);
+	mempool_t *kpool;
+	struct item *it;
+	int ret;
+
+	ITEM("mempool_create", K_POOL, mempool_create(POOL_MIN, mempool_kmalloc, mempool_kfree, (void *)ELEM_SIZE), pool_charge(it, true, POOL_MIN, elem));
+	ITEM("mempool_create_node", K_POOL, mempool_create_node(POOL_MIN, mempool_kmalloc, mempool_kfree, (void *)ELEM_SIZE, GFP_KERNEL, NUMA_NO_NODE), pool_charge(it, true, POOL_MIN, elem));
+	ITEM("mempool_create_kmalloc_pool", K_POOL, mempool_create_kmalloc_pool(POOL_MIN, ELEM_SIZE), pool_charge(it, true, POOL_MIN, elem));
+	kpool = items[nr_items - 1].obj;
+	ITEM("mempool_create_slab_pool", K_POOL, mempool_create_slab_pool(2, cache), pool_charge(it, true, 2, obj));
+	ITEM("mempool_create_page_pool", K_POOL, mempool_create_page_pool(2, 1), pool_charge(it, true, 2, PAGE_SIZE << 1));
+	if (!kpool)
+		return -ENOMEM;
+	/* The pool is full, so the element comes from mempool_kmalloc() */
+	ITEM("mempool_alloc", K_POOL_ELEM, mempool_alloc(kpool, GFP_KERNEL), pool_elem(it, kpool, ELEM_SIZE));
+
+	/*
+	 * mempool_resize() to 5: the new array and the 2 new elements go to
+	 * its line; the old array it frees was charged to the creator.
+	 */
+	it = new_item("mempool_create-resized", 0, K_POOL);
+	it->obj = mempool_create_kmalloc_pool(POOL_MIN, ELEM_SIZE); it->line = __LINE__;
+	if (!it->obj)
+		return -ENOMEM;
+	it->live = true;
+	km_charge(it, sizeof(mempool_t));
+	it->bytes += POOL_MIN * elem;
+	it->calls += POOL_MIN;
+	kpool = it->obj;
+	it = new_item("mempool_resize", 0, K_KFREE);	/* freed with the pool */
+	ret = mempool_resize(kpool, POOL_MIN + 2); it->line = __LINE__;
+	if (ret)
+		return ret;
+	it->live = true;
+	km_charge(it, (POOL_MIN + 2) * sizeof(void *));
+	it->bytes += 2 * elem;
+	it->calls += 2;
+
+	INIT_ITEM("mempool_init", K_POOL_EXIT, &pools[0], mempool_init(&pools[0], POOL_MIN, mempool_kmalloc, mempool_kfree, (void *)ELEM_SIZE), pool_charge(it, false, POOL_MIN, elem));
+	INIT_ITEM("mempool_init_node", K_POOL_EXIT, &pools[1], mempool_init_node(&pools[1], POOL_MIN, mempool_kmalloc, mempool_kfree, (void *)ELEM_SIZE, GFP_KERNEL, NUMA_NO_NODE), pool_charge(it, false, POOL_MIN, elem));
+	INIT_ITEM("mempool_init_kmalloc_pool", K_POOL_EXIT, &pools[2], mempool_init_kmalloc_pool(&pools[2], POOL_MIN, ELEM_SIZE), pool_charge(it, false, POOL_MIN, elem));
+	INIT_ITEM("mempool_init_slab_pool", K_POOL_EXIT, &pools[3], mempool_init_slab_pool(&pools[3], 2, cache), pool_charge(it, false, 2, obj));
+	INIT_ITEM("mempool_init_page_pool", K_POOL_EXIT, &pools[4], mempool_init_page_pool(&pools[4], 2, 0), pool_charge(it, false, 2, PAGE_SIZE));
+	return 0;
+}
+
+static void rht_charge(struct item *it)
+{
+	it->bytes = rht_table_bytes(RHT_DEFAULT);
+	it->calls = 1;
+}
+
+static int alloc_tables(void)
+{
+	INIT_ITEM("rhashtable_init", K_RHT, &rht, rhashtable_init(&rht, &rht_params), rht_charge(it));
+	INIT_ITEM("rhltable_init", K_RHLT, &rhlt, rhltable_init(&rhlt, &rht_params), rht_charge(it));
+	INIT_ITEM("kfifo_alloc", K_KFIFO, &fifo, kfifo_alloc(&fifo, 100, GFP_KERNEL), km_charge(it, 128));
+	INIT_ITEM("kfifo_alloc-u32", K_KFIFO_U32, &fifo_u32, kfifo_alloc(&fifo_u32, 20, GFP_KERNEL), km_charge(it, 32 * sizeof(u32)));
+	rht_nelems = 0;
+	return 0;
+}
+
+/* Insert objects; the table's worker grows it, charging its owner */
+static int rht_grow(void)
+{
+	unsigned int i, nbuckets = RHT_DEFAULT;
+	struct item *it = NULL;
+	int ret;
+
+	for (i = 0; i < nr_items; i++)
+		if (items[i].kind == K_RHT && items[i].live)
+			it = &items[i];
+	if (!it || rht_nelems)
+		return -EINVAL;
+	for (i = 0; i < RHT_OBJS; i++) {
+		rht_objs[i].key = i;
+		ret = rhashtable_insert_fast(&rht, &rht_objs[i].node, rht_params);
+		if (ret)
+			return ret;
+		rht_nelems++;
+	}
+	/* lib/rhashtable.c doubles the table while it is more than 75% full */
+	while (rht_nelems > nbuckets / 4 * 3)
+		nbuckets *= 2;
+	it->bytes = rht_table_bytes(nbuckets);
+	return 0;
+}
+
+static void item_free(struct item *it)
+{
+	switch (it->kind) {
+	case K_KFREE:
+		kfree(it->obj);
+		break;
+	case K_KFREE_CONST:
+		kfree_const(it->obj);
+		break;
+	case K_KVFREE:
+		kvfree(it->obj);
+		break;
+	case K_VFREE:
+		vfree(it->obj);
+		break;
+	case K_POOL_ELEM:
+		mempool_free(it->obj, it->aux);
+		break;
+	case K_POOL:
+		mempool_destroy(it->obj);
+		break;
+	case K_POOL_EXIT:
+		mempool_exit(it->obj);
+		break;
+	case K_RHT:
+		rhashtable_destroy(&rht);
+		rht_nelems = 0;
+		break;
+	case K_RHLT:
+		rhltable_destroy(&rhlt);
+		break;
+	case K_KFIFO:
+		kfifo_free(&fifo);
+		break;
+	case K_KFIFO_U32:
+		kfifo_free(&fifo_u32);
+		break;
+	}
+}
+
+/* Latest first, so pool elements go back before their pool goes */
+static void test_free(void)
+{
+	unsigned int i;
+
+	for (i = nr_items; i-- > 0;) {
+		if (items[i].live)
+			item_free(&items[i]);
+		items[i].live = false;
+	}
+}
+
+static int test_alloc(const char __user *ubuf, size_t len)
+{
+	int ret;
+
+	nr_items = 0;
+	ret = alloc_vmalloc();
+	if (!ret)
+		ret = alloc_kvmalloc();
+	if (!ret)
+		ret = alloc_strings(ubuf, len);
+	if (!ret)
+		ret = alloc_mempools();
+	if (!ret)
+		ret = alloc_tables();
+	return ret;
+}
+
+static int test_show(struct seq_file *m, void *v)
+{
+	unsigned int i;
+
+	mutex_lock(&test_lock);
+	for (i = 0; i < nr_items; i++) {
+		struct item *it = &items[i];
+
+		seq_printf(m, "%s:%u %lu %lu %s\n", __FILE__, it->line,
+			   it->live ? it->bytes : 0, it->live ? it->calls : 0,
+			   it->api);
+	}
+	mutex_unlock(&test_lock);
+	return 0;
+}
+
+static int test_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, test_show, NULL);
+}
+
+static ssize_t test_write(struct file *file, const char __user *ubuf,
+			  size_t len, loff_t *off)
+{
+	char buf[16] = "";
+	int ret = 0;
+
+	if (copy_from_user(buf, ubuf, min(len, sizeof(buf) - 1)))
+		return -EFAULT;
+	mutex_lock(&test_lock);
+	if (sysfs_streq(buf, "free")) {
+		test_free();
+	} else if (sysfs_streq(buf, "alloc")) {
+		test_free();
+		ret = test_alloc(ubuf, len);
+		if (ret)
+			test_free();
+	} else if (sysfs_streq(buf, "grow")) {
+		ret = rht_grow();
+	} else {
+		ret = -EINVAL;
+	}
+	mutex_unlock(&test_lock);
+	return ret ? ret : len;
+}
+
+static const struct proc_ops test_ops = {
+	.proc_open	= test_open,
+	.proc_read	= seq_read,
+	.proc_lseek	= seq_lseek,
+	.proc_release	= single_release,
+	.proc_write	= test_write,
+};
+
+static int __init allocprof_cov_test_init(void)
+{
+	cache = kmem_cache_create("allocprof_cov_test", 72, 0, 0, NULL);
+	if (!cache)
+		return -ENOMEM;
+	if (!proc_create("allocprof_cov_test", 0600, NULL, &test_ops)) {
+		kmem_cache_destroy(cache);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void __exit allocprof_cov_test_exit(void)
+{
+	remove_proc_entry("allocprof_cov_test", NULL);
+	test_free();
+	kmem_cache_destroy(cache);
+}
+
+module_init(allocprof_cov_test_init);
+module_exit(allocprof_cov_test_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Calls each allocation API charged to its caller");
