@@ -9,7 +9,7 @@ KERNEL ?= $(shell awk '$$1 == "prof" { print; exit }' $(S)/configs/kernels | cut
 SERIES_ENV := SRC=$(CURDIR)/build/series KOUT=$(CURDIR)/build/test/kernel
 
 .PHONY: help deps source tree export check-export check-series kernel \
-	boot-test kunit test demo shell tool config deb clean
+	boot-test kunit test stress demo shell tool config deb clean
 
 help:
 	@sed -n 's/^## //p' $(MAKEFILE_LIST)
@@ -32,6 +32,12 @@ shell: deps
 test: deps
 	@[ ! -f tools/allocinfo/Makefile ] || $(MAKE) -s -C tools/allocinfo static
 	$(S)/test.sh
+
+## stress        long storms, toggling, module cycles, faults on prof -smp 4, debug, kasan (not in test)
+# Kernels from build/series (the committed patches), as make test.
+stress: deps
+	$(S)/apply-series.sh
+	$(SERIES_ENV) $(S)/stress.sh
 
 ## deps          install missing packages with apt-get (as root), else print the command
 deps:
