@@ -6,6 +6,10 @@
 #   --qemu "ARGS"      extra or overriding QEMU options (e.g. "-smp 1 -icount shift=0,sleep=off")
 #   --timeout S        seconds before the guest counts as hung (default 180)
 #   --expect-fail      a self-test: pass only if the run fails
+#   --allow-warning RE an expected kernel report: a WARNING (cut here ..
+#                      end trace) that contains a match of the extended
+#                      regular expression RE, or a stack dump (.. </TASK>)
+#                      that starts with one
 #
 # Besides the guest's own checks, a run fails when the guest does not boot,
 # hangs, stops before its last test, or the kernel prints a WARNING, BUG,
@@ -13,13 +17,14 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-cmdline="" qemu_extra="" tmo=180 expect=pass
+cmdline="" qemu_extra="" tmo=180 expect=pass allow=""
 while [ $# -gt 2 ]; do
 	case "$1" in
 	--cmdline) cmdline=$2; shift 2 ;;
 	--qemu) qemu_extra=$2; shift 2 ;;
 	--timeout) tmo=$2; shift 2 ;;
 	--expect-fail) expect=fail; shift ;;
+	--allow-warning) allow=$2; shift 2 ;;
 	*) die "unknown option $1" ;;
 	esac
 done
@@ -57,6 +62,18 @@ tap() { # tap ok|not-ok DESC [WHY]
 	fi
 }
 
+# The console without the reports that --allow-warning expects.
+allowed_out() {
+	[ -n "$allow" ] || { cat; return; }
+	awk -v re="$allow" '
+		!inblk && (/cut here/ || $0 ~ re) { blk = ""; inblk = 1; ok = 0 }
+		inblk { blk = blk $0 "\n"; if ($0 ~ re) ok = 1
+			if (/end trace|<\/TASK>/) { if (!ok) printf "%s", blk; inblk = 0 }
+			next }
+		{ print }
+		END { if (inblk) printf "%s", blk }'
+}
+
 report() {
 	grep -q '^@@BOOTED' "$results" && tap ok "booted" || tap not-ok "booted" "no sign of life from /init"
 	while IFS= read -r line; do
@@ -74,7 +91,7 @@ report() {
 	else
 		tap not-ok "guest ran every test" "stopped early (qemu status $status)"
 	fi
-	faults=$(grep -nE 'WARNING:|BUG:|Oops|Kernel panic|kernel BUG at|general protection fault|UBSAN:|KASAN:|cut here|Call Trace:' "$console" | head -5 || true)
+	faults=$(allowed_out <"$console" | grep -nE 'WARNING:|BUG:|Oops|Kernel panic|kernel BUG at|general protection fault|UBSAN:|KASAN:|cut here|Call Trace:' | head -5 || true)
 	if [ -z "$faults" ]; then
 		tap ok "kernel log free of WARNING/BUG/Oops/panic"
 	else

@@ -20,10 +20,11 @@ emit() { # renumber a sub-run's TAP into this stream
 }
 
 built=" "
-while IFS='|' read -r name kernel expect tmo cmdline qemu; do
+while IFS='|' read -r name kernel expect tmo cmdline qemu allow; do
 	name=$(echo "$name" | trim) kernel=$(echo "$kernel" | trim)
 	expect=$(echo "$expect" | trim) tmo=$(echo "$tmo" | trim)
 	cmdline=$(echo "$cmdline" | trim) qemu=$(echo "$qemu" | trim)
+	allow=$(echo "$allow" | trim)
 	kdir=${KOUT:-$BUILD/kernel}/$kernel
 	case "$built" in
 	*" $kernel:failed "*) continue ;;
@@ -43,6 +44,7 @@ while IFS='|' read -r name kernel expect tmo cmdline qemu; do
 	esac
 	set -- --timeout "$tmo" --cmdline "$cmdline" --qemu "$qemu"
 	[ "$expect" = fail ] && set -- "$@" --expect-fail
+	[ -z "$allow" ] || set -- "$@" --allow-warning "$allow"
 	emit < <("$ROOT/scripts/boot-test.sh" "$@" "$name" "$kdir" || true)
 done <<<"$lines"
 echo "1..$n"
