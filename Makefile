@@ -9,7 +9,7 @@ KERNEL ?= $(shell awk '$$1 == "prof" { print; exit }' $(S)/configs/kernels | cut
 SERIES_ENV := SRC=$(CURDIR)/build/series KOUT=$(CURDIR)/build/test/kernel
 
 .PHONY: help deps source tree export check-export check-series kernel \
-	boot-test kunit test demo shell tool clean
+	boot-test kunit test bench demo shell tool clean
 
 help:
 	@sed -n 's/^## //p' $(MAKEFILE_LIST)
@@ -32,6 +32,10 @@ shell: deps
 test: deps
 	@[ ! -f tools/allocinfo/Makefile ] || $(MAKE) -s -C tools/allocinfo static
 	$(S)/test.sh
+
+## bench         stock vs patched kernels under QEMU -icount: Documentation/benchmarks.md
+bench: deps
+	$(S)/bench.sh
 
 ## deps          install missing packages with apt-get (as root), else print the command
 deps:
@@ -75,4 +79,4 @@ tool:
 
 ## clean         remove build outputs (keeps build/src and build/linux)
 clean:
-	rm -rf build/kernel build/test build/boot build/kunit build/modules build/results build/sparse build/series
+	rm -rf build/kernel build/test build/boot build/kunit build/modules build/results build/sparse build/series build/bench
