@@ -6,7 +6,8 @@
 # into the generated section of Documentation/benchmarks.md.
 #
 # Environment: SERIES_SRC (patched tree; default: build/series made by
-# apply-series.sh), ONLY (regex of configurations to boot), TIMEOUT.
+# apply-series.sh), ONLY (regex of configurations to boot), TIMEOUT,
+# BENCH_DOC (the document to update; empty: none).
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -90,8 +91,8 @@ end=$(date +%s)
 
 "$ROOT/scripts/bench-report.sh" "$out/runs" \
 	"builds $((built - start)) s, boots $((end - built)) s" >"$out/report.md"
-doc=$ROOT/Documentation/benchmarks.md
-if [ -f "$doc" ] && grep -q '^<!-- bench:begin -->' "$doc"; then
+doc=${BENCH_DOC-$ROOT/Documentation/benchmarks.md}
+if [ -n "$doc" ] && [ -f "$doc" ] && grep -q '^<!-- bench:begin -->' "$doc"; then
 	awk -v rep="$out/report.md" '
 		/^<!-- bench:end -->/ { while ((getline l < rep) > 0) print l; skip = 0 }
 		!skip { print }
