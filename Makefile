@@ -9,7 +9,7 @@ KERNEL ?= $(shell awk '$$1 == "prof" { print; exit }' $(S)/configs/kernels | cut
 SERIES_ENV := SRC=$(CURDIR)/build/series KOUT=$(CURDIR)/build/test/kernel
 
 .PHONY: help deps source tree export check-export check-series kernel \
-	boot-test kunit test stress demo shell tool config deb clean
+	boot-test kunit test stress bench demo shell tool config deb clean
 
 help:
 	@sed -n 's/^## //p' $(MAKEFILE_LIST)
@@ -38,6 +38,10 @@ test: deps
 stress: deps
 	$(S)/apply-series.sh
 	$(SERIES_ENV) $(S)/stress.sh
+
+## bench         stock vs patched kernels under QEMU -icount: Documentation/benchmarks.md
+bench: deps
+	$(S)/bench.sh
 
 ## deps          install missing packages with apt-get (as root), else print the command
 deps:
@@ -91,4 +95,4 @@ tool:
 
 ## clean         remove build outputs (keeps build/src and build/linux)
 clean:
-	rm -rf build/kernel build/test build/boot build/kunit build/modules build/results build/sparse build/series
+	rm -rf build/kernel build/test build/boot build/kunit build/modules build/results build/sparse build/series build/bench

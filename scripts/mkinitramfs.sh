@@ -4,6 +4,8 @@
 # modules), and the static allocinfo tool when it has been built.
 #
 # Usage: mkinitramfs.sh KDIR OUT.cpio.gz
+# Environment: MODULE_DIRS, folders of module sources (default
+# scripts/guest/modules; make bench passes its own).
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -18,6 +20,7 @@ cp /bin/busybox "$stage/bin/busybox"
 cp "$guest/init" "$stage/init"
 cp "$guest/lib.sh" "$stage/lib.sh"
 [ -f "$guest/demo.sh" ] && cp "$guest/demo.sh" "$stage/demo.sh"
+[ -f "$guest/bench.sh" ] && cp "$guest/bench.sh" "$stage/bench.sh"
 cp "$guest"/tests/*.sh "$stage/tests/" 2>/dev/null || true
 chmod +x "$stage/init"
 printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' >"$stage/etc/passwd"
@@ -25,7 +28,7 @@ printf 'root:x:0:\nnogroup:x:65534:\n' >"$stage/etc/group"
 
 # Test modules, built out of tree against this kernel.
 if grep -q '^CONFIG_MODULES=y' "$kdir/.config"; then
-	for m in "$guest"/modules/*/; do
+	for m in $(for d in ${MODULE_DIRS:-$guest/modules}; do ls -d "$d"/*/; done); do
 		[ -f "$m/Kbuild" ] || continue
 		name=$(basename "$m")
 		# An optional 'requires' file lists CONFIG_ options the module needs.

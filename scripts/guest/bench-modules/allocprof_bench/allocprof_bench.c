@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Micro-benchmarks of the allocators for make bench.  The same source is
+ * built against the stock and the patched kernels.  Booted under QEMU's
+ * -icount shift=0, one guest nanosecond is one instruction, so the
+ * figures are instruction counts and repeat bit for bit.
+ *
+ * /proc/allocprof_bench: reading runs every benchmark (a warm-up, then
+ *   the measured loop twice) and prints one line per benchmark:
+ *   "name ops ns_run1 ns_run2", ns for all ops of one run.
+ * /proc/allocprof_clock: ktime_get_ns(), for timing shell workloads.
+ * /proc/allocprof_sizes: sizes of the profiling metadata, when built in.
+ */
+#include <linux/gfp.h>
+#include <linux/module.h>
+#include <linux/percpu.h>
+#include <linux/proc_fs.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <linux/vmalloc.h>
+#ifdef CONFIG_MEM_ALLOC_PROFILING
+#include <linux/alloc_tag.h>
+#endif
+
+#define BATCH 64
+
+static struct kmem_cache *bench_cache;
+static void *objs[BATCH];
+/* Read through READ_ONCE() so that kmalloc() sees a run-time size */
+static unsigned int min_size = 8, max_size = 240, step = 8;
+
+static void kmalloc_pairs(unsigned int rounds)
+{
+	unsigned int r, size;
+
+	for (r = 0; r < rounds; r++)
+		for (size = READ_ONCE(min_size); size <= max_size; size += step)
+			kfree(kmalloc(size, GFP_KERNEL));
+}
+
+static void kmalloc_batches(unsigned int rounds)
+{
+	unsigned int r, size, i;
+
+	for (r = 0; r < rounds; r++)
+		for (size = READ_ONCE(min_size); size <= max_size; size += step) {
+			for (i = 0; i < BATCH; i++)
+				objs[i] = kmalloc(size, GFP_KERNEL);
+			for (i = 0; i < BATCH; i++)
+				kfree(objs[i]);
+		}
+}
+
+static void cache_pairs(unsigned int n)
+{
+	while (n--)
+		kmem_cache_free(bench_cache, kmem_cache_alloc(bench_cache, GFP_KERNEL));
+}
+
+static void page_pairs(unsigned int n)
+{
+	while (n--)
+		__free_page(alloc_page(GFP_KERNEL));
+}
+
+static void gfp0_pairs(unsigned int n)
+{
+	while (n--)
+		free_pages(__get_free_pages(GFP_KERNEL, 0), 0);
+}
+
+static void gfp2_pairs(unsigned int n)
+{
+	while (n--)
+		free_pages(__get_free_pages(GFP_KERNEL, 2), 2);
+}
+
+static void vmalloc_pairs(unsigned int n)
+{
+	while (n--)
+		vfree(vmalloc(4 * PAGE_SIZE));
+}
+
+static void percpu_pairs(unsigned int n)
+{
+	while (n--)
+		free_percpu(alloc_percpu(u64));
+}
+
+struct bench {
+	const char *name;
+	void (*fn)(unsigned int n);
+	unsigned int n;		/* argument of fn for one measured run */
+	unsigned int ops;	/* alloc+free pairs in one measured run */
+};
+
+#define NSIZES 30	/* 8..240 step 8 */
+static const struct bench benches[] = {
+	{ "kmalloc_free_8-240", kmalloc_pairs, 1000, 1000 * NSIZES },
+	{ "kmalloc_batch64_8-240", kmalloc_batches, 20, 20 * NSIZES * BATCH },
+	{ "kmem_cache_alloc_free", cache_pairs, 30000, 30000 },
+	{ "alloc_page_free", page_pairs, 30000, 30000 },
+	{ "get_free_pages_o0", gfp0_pairs, 30000, 30000 },
+	{ "get_free_pages_o2", gfp2_pairs, 10000, 10000 },
+	{ "vmalloc_vfree_4p", vmalloc_pairs, 2000, 2000 },
+	{ "alloc_free_percpu", percpu_pairs, 2000, 2000 },
+};
+
+static u64 run_once(const struct bench *b)
+{
+	u64 t0 = ktime_get_ns();
+
+	b->fn(b->n);
+	return ktime_get_ns() - t0;
+}
+
+static int bench_show(struct seq_file *m, void *v)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(benches); i++) {
+		const struct bench *b = &benches[i];
+		u64 r1, r2;
+
+		b->fn(b->n / 10 + 1);	/* warm-up: caches, per-CPU lists */
+		r1 = run_once(b);
+		r2 = run_once(b);
+		seq_printf(m, "%s %u %llu %llu\n", b->name, b->ops, r1, r2);
+	}
+	return 0;
+}
+
+static int clock_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "%llu\n", ktime_get_ns());
+	return 0;
+}
+
+static int sizes_show(struct seq_file *m, void *v)
+{
+#ifdef CONFIG_MEM_ALLOC_PROFILING
+	seq_printf(m, "alloc_tag %zu\ncounters %zu\npossible_cpus %u\n",
+		   sizeof(struct alloc_tag), sizeof(struct alloc_tag_counters),
+		   num_possible_cpus());
+#endif
+	return 0;
+}
+
+static int __init bench_init(void)
+{
+	bench_cache = kmem_cache_create("allocprof_bench", 128, 0, 0, NULL);
+	if (!bench_cache)
+		return -ENOMEM;
+	if (!proc_create_single("allocprof_bench", 0400, NULL, bench_show) ||
+	    !proc_create_single("allocprof_clock", 0444, NULL, clock_show) ||
+	    !proc_create_single("allocprof_sizes", 0444, NULL, sizes_show)) {
+		remove_proc_entry("allocprof_bench", NULL);
+		remove_proc_entry("allocprof_clock", NULL);
+		kmem_cache_destroy(bench_cache);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void __exit bench_exit(void)
+{
+	remove_proc_entry("allocprof_sizes", NULL);
+	remove_proc_entry("allocprof_clock", NULL);
+	remove_proc_entry("allocprof_bench", NULL);
+	kmem_cache_destroy(bench_cache);
+}
+
+module_init(bench_init);
+module_exit(bench_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("allocprof: allocator micro-benchmarks");

@@ -1,0 +1,93 @@
+#!/bin/busybox sh
+# make bench, guest side (allocprof.mode=bench): run the micro-benchmarks
+# of allocprof_bench.ko, time a macro workload, measure reads of
+# /proc/allocinfo against a plain seq_file, and dump the metadata sizes.
+# Every result is an "@@" line on the results port; under QEMU -icount
+# shift=0 a guest ns is one instruction.
+M=/modules
+echo "@@BOOTED $(uname -r)"
+insmod $M/allocprof_bench.ko || { echo "@@ERROR insmod allocprof_bench"; exit 1; }
+
+clk() { read -r "$1" </proc/allocprof_clock; }
+
+# time NAME CMD...: instructions CMD takes, as "@@MACRO NAME ns".
+timed() {
+	_n=$1
+	shift
+	clk _t0
+	"$@"
+	clk _t1
+	echo "@@MACRO $_n $((_t1 - _t0))"
+}
+
+fork_exec() {
+	i=0
+	while [ $i -lt 200 ]; do /bin/busybox true; i=$((i + 1)); done
+}
+
+tmpfs_rw() {
+	i=0
+	while [ $i -lt 8 ]; do
+		dd if=/dev/zero of=/tmp/bench.f bs=64k count=32 2>/dev/null
+		cat /tmp/bench.f >/dev/null
+		rm /tmp/bench.f
+		i=$((i + 1))
+	done
+}
+
+module_cycle() {
+	i=0
+	while [ $i -lt 20 ]; do
+		insmod $M/allocprof_seqref.ko
+		rmmod allocprof_seqref
+		i=$((i + 1))
+	done
+}
+
+cat /proc/allocprof_bench >/tmp/micro
+while read -r name ops r1 r2; do
+	echo "@@MICRO $name $ops $r1 $r2"
+done </tmp/micro
+
+for round in 1 2; do
+	timed "fork_exec_200#$round" fork_exec
+	timed "tmpfs_4M_x8#$round" tmpfs_rw
+	timed "insmod_rmmod_20#$round" module_cycle
+done
+
+# Metadata: what the kernel said at boot and holds now.
+dmesg | grep -E 'page_ext|pgalloc_tag|alloc_tag|obj_exts' | sed 's/^/@@DMESG /'
+grep -E '^(MemTotal|Slab):' /proc/meminfo | sed 's/^/@@MEMINFO /'
+[ -r /proc/slabinfo ] && sed 's/^/@@SLABINFO /' /proc/slabinfo
+sed 's/^/@@SIZES /' /proc/allocprof_sizes
+
+# Reading /proc/allocinfo: one full read per block size, at four numbers
+# of rows, against a seq_file printing as many rows with one seq_printf
+# each, and against reading /dev/null (the cost of running dd itself).
+readcost() { # FILE BS
+	clk _t0
+	dd if="$1" of=/dev/null bs="$2" 2>/dev/null
+	clk _t1
+	echo $((_t1 - _t0))
+}
+readpoint() {
+	rows=$(($(wc -l </proc/allocinfo) - 2))
+	# Rows like the last one of /proc/allocinfo: "B C file:line [mod] func:f"
+	set -- $(tail -n 1 /proc/allocinfo)
+	case "$4" in
+	"["*) insmod $M/allocprof_seqref.ko rows=$rows file="${3%:*}" mod="$(echo "$4" | tr -d "[]")" func="${5#func:}" ;;
+	*) insmod $M/allocprof_seqref.ko rows=$rows file="${3%:*}" func="${4#func:}" ;;
+	esac
+	for bs in 1 4096 65536; do
+		echo "@@READ $rows $bs $(readcost /proc/allocinfo $bs) $(readcost /proc/allocprof_seqref $bs) $(readcost /dev/null $bs)"
+	done
+	rmmod allocprof_seqref
+}
+if [ -r /proc/allocinfo ]; then
+	readpoint
+	insmod $M/allocprof_tags_a.ko && readpoint
+	rmmod allocprof_tags_a && insmod $M/allocprof_tags_b.ko && readpoint
+	insmod $M/allocprof_tags_a.ko && readpoint
+	rmmod allocprof_tags_a allocprof_tags_b
+fi
+echo "@@DONE"
