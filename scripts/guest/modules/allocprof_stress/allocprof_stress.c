@@ -389,8 +389,16 @@ static int stress_show(struct seq_file *m, void *v)
 
 		for (i = 0; i < nr_held[k]; i++)
 			bytes += held[k][i].size;
-		if (k == K_VMALLOC || k == K_PERCPU)
-			bytes = -1;
+		/*
+		 * A 2-page vmalloc area is charged its pages and its page
+		 * array; a percpu area its size on every possible CPU.
+		 */
+		if (k == K_VMALLOC)
+			bytes = (long long)nr_held[k] * (2 * PAGE_SIZE +
+				kmalloc_size_roundup(2 * sizeof(struct page *)));
+		if (k == K_PERCPU)
+			bytes = (long long)nr_held[k] * sizeof(u64) *
+				num_possible_cpus();
 		seq_printf(m, "site %s %u %u %lld %lld\n", kind_name[k],
 			   kind_line[k], nr_held[k], bytes,
 			   atomic64_read(&allocs[k]));
