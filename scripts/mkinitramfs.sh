@@ -26,7 +26,8 @@ chmod +x "$stage/init"
 printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' >"$stage/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' >"$stage/etc/group"
 
-# Test modules, built out of tree against this kernel.
+# Test modules, built out of tree against this kernel, with the headers
+# they share (modules/include).
 if grep -q '^CONFIG_MODULES=y' "$kdir/.config"; then
 	for m in $(for d in ${MODULE_DIRS:-$guest/modules}; do ls -d "$d"/*/; done); do
 		[ -f "$m/Kbuild" ] || continue
@@ -41,7 +42,8 @@ if grep -q '^CONFIG_MODULES=y' "$kdir/.config"; then
 		fi
 		mb=$BUILD/modules/$(basename "$kdir")/$name
 		mkdir -p "$mb"
-		cp "$m"/* "$mb/"
+		rm -f "$mb"/*.ko	# only what Kbuild builds now goes in
+		cp "$m"/* "$guest"/modules/include/*.h "$mb/"
 		make -s -C "$kdir" ARCH=x86_64 CC="ccache gcc" M="$mb" modules >"$mb/build.log" 2>&1 || {
 			cat "$mb/build.log" >&2
 			die "test module $name failed to build against $kdir"

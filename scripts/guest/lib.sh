@@ -55,3 +55,26 @@ mem_profiling_boot() {
 	done
 	echo "$_state"
 }
+
+# have_module DESC NAME: true if module NAME was built for this kernel and
+# can be loaded, else reports DESC as skipped.
+have_module() {
+	[ -e /proc/modules ] && [ -f "$MODDIR/$2.ko" ] && return 0
+	t_skip "$1" "no module support or module $2 not built"
+	return 1
+}
+
+# rows_differ MODULE ZERO: print (at most three of) the rows that test
+# module MODULE lists in /proc/MODULE ("file:line bytes calls api") that
+# /proc/allocinfo does not show exactly; ZERO=1 expects "0 0" instead.
+rows_differ() {
+	while read -r _loc _bytes _calls _api; do
+		[ "$2" = 1 ] && { _bytes=0; _calls=0; }
+		_row=$(grep " $_loc \[$1\] func:" /proc/allocinfo)
+		_got=$(echo "$_row" | awk '{ print $1, $2 }')
+		_n=$(echo "$_row" | grep -c .)
+		if [ "$_n" != 1 ] || [ "$_got" != "$_bytes $_calls" ]; then
+			echo "$_api: $_loc expected '$_bytes $_calls' got '$_got' ($_n rows)"
+		fi
+	done <"/proc/$1" | head -3
+}

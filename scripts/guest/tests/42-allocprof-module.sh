@@ -9,26 +9,15 @@ if [ ! -e /proc/allocinfo ]; then
 	t_skip "allocprof_test module rows" "no /proc/allocinfo"
 	return 0
 fi
-if [ ! -e /proc/modules ] || [ ! -f "$MODDIR/allocprof_test.ko" ]; then
-	t_skip "allocprof_test module rows" "no module support or module not built"
-	return 0
-fi
+have_module "allocprof_test module rows" allocprof_test || return 0
 
 am_on=$(cat /proc/sys/vm/mem_profiling)
 
 # am_check DESC ZERO: compare every expected row; ZERO=1 expects 0 0.
 am_check() {
-	_bad=$(while read -r loc bytes calls api; do
-		[ "$2" = 1 ] && { bytes=0; calls=0; }
-		[ "$am_on" = 1 ] || { bytes=0; calls=0; }
-		row=$(grep " $loc \[allocprof_test\] func:" /proc/allocinfo)
-		got=$(echo "$row" | awk '{ print $1, $2 }')
-		n=$(echo "$row" | grep -c .)
-		if [ "$n" != 1 ] || [ "$got" != "$bytes $calls" ]; then
-			echo "$api: $loc expected '$bytes $calls' got '$got' ($n rows)"
-		fi
-	done </proc/allocprof_test | head -3)
-	t_eq "$1" "" "$_bad"
+	_zero=$2
+	[ "$am_on" = 1 ] || _zero=1
+	t_eq "$1" "" "$(rows_differ allocprof_test "$_zero")"
 }
 
 t_check "allocprof_keeper loads" insmod "$MODDIR/allocprof_keeper.ko"

@@ -24,25 +24,13 @@ if [ "$(cat /proc/sys/vm/mem_profiling)" != 1 ]; then
 	t_skip "slab accounting" "profiling switched off"
 	return 0
 fi
-if [ ! -e /proc/modules ] || [ ! -f "$MODDIR/allocprof_slab_test.ko" ]; then
-	t_skip "slab accounting" "no module support or module not built"
-	return 0
-fi
+have_module "slab accounting" allocprof_slab_test || return 0
 
 st_proc=/proc/allocprof_slab_test
 
 # st_check DESC ZERO: compare every expected row; ZERO=1 expects 0 0.
 st_check() {
-	_bad=$(while read -r loc bytes calls api; do
-		[ "$2" = 1 ] && { bytes=0; calls=0; }
-		row=$(grep " $loc \[allocprof_slab_test\] func:" /proc/allocinfo)
-		got=$(echo "$row" | awk '{ print $1, $2 }')
-		n=$(echo "$row" | grep -c .)
-		if [ "$n" != 1 ] || [ "$got" != "$bytes $calls" ]; then
-			echo "$api: $loc expected '$bytes $calls' got '$got' ($n rows)"
-		fi
-	done <$st_proc | head -3)
-	t_eq "$1" "" "$_bad"
+	t_eq "$1" "" "$(rows_differ allocprof_slab_test "$2")"
 }
 
 # Rows of the slab entry points themselves: with every caller annotated

@@ -9,10 +9,7 @@
 # /proc/allocinfo (never, or profiling compiled out) the APIs are still
 # called and freed, and only the row checks are skipped.
 
-if [ ! -e /proc/modules ] || [ ! -f "$MODDIR/allocprof_cov_test.ko" ]; then
-	t_skip "allocation API coverage" "no module support or module not built"
-	return 0
-fi
+have_module "allocation API coverage" allocprof_cov_test || return 0
 
 cv_proc=/proc/allocprof_cov_test
 cv_on=0
@@ -20,15 +17,11 @@ cv_on=0
 
 # cv_bad ZERO: expected rows that differ (ZERO=1 or profiling off: 0 0).
 cv_bad() {
-	while read -r loc bytes calls api; do
-		[ "$1" = 1 ] || [ "$cv_on" != 1 ] && { bytes=0; calls=0; }
-		row=$(grep " $loc \[allocprof_cov_test\] func:" /proc/allocinfo)
-		got=$(echo "$row" | awk '{ print $1, $2 }')
-		n=$(echo "$row" | grep -c .)
-		if [ "$n" != 1 ] || [ "$got" != "$bytes $calls" ]; then
-			echo "$api: $loc expected '$bytes $calls' got '$got' ($n rows)"
-		fi
-	done <$cv_proc | head -3
+	if [ "$1" = 1 ] || [ "$cv_on" != 1 ]; then
+		rows_differ allocprof_cov_test 1
+	else
+		rows_differ allocprof_cov_test 0
+	fi
 }
 
 # cv_check DESC ZERO [TRIES]: retry once a second (for RCU-freed tables).

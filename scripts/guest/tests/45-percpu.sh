@@ -5,37 +5,26 @@
 # possible CPUs) and calls.  Its areas are small, so they come from the
 # first chunk.  Checked: rows exact while alive, zero after free, and
 # unloading the module with areas still allocated (held by
-# allocprof_percpu_keeper) warns, hides the rows and keeps the later
+# allocprof_keeper) warns, hides the rows and keeps the later
 # free safe.
 
 if [ ! -e /proc/allocinfo ]; then
 	t_skip "per-CPU accounting" "no /proc/allocinfo (profiling not built or never)"
 	return 0
 fi
-if [ ! -e /proc/modules ] || [ ! -f "$MODDIR/allocprof_percpu_test.ko" ]; then
-	t_skip "per-CPU accounting" "no module support or module not built"
-	return 0
-fi
+have_module "per-CPU accounting" allocprof_percpu_test || return 0
 
 pc_proc=/proc/allocprof_percpu_test
 pc_on=$(cat /proc/sys/vm/mem_profiling)
 
 # pc_check DESC ZERO: compare every expected row; ZERO=1 expects 0 0.
 pc_check() {
-	_bad=$(while read -r loc bytes calls api; do
-		[ "$2" = 1 ] && { bytes=0; calls=0; }
-		[ "$pc_on" = 1 ] || { bytes=0; calls=0; }
-		row=$(grep " $loc \[allocprof_percpu_test\] func:" /proc/allocinfo)
-		got=$(echo "$row" | awk '{ print $1, $2 }')
-		n=$(echo "$row" | grep -c .)
-		if [ "$n" != 1 ] || [ "$got" != "$bytes $calls" ]; then
-			echo "$api: $loc expected '$bytes $calls' got '$got' ($n rows)"
-		fi
-	done <$pc_proc | head -3)
-	t_eq "$1" "" "$_bad"
+	_zero=$2
+	[ "$pc_on" = 1 ] || _zero=1
+	t_eq "$1" "" "$(rows_differ allocprof_percpu_test "$_zero")"
 }
 
-t_check "allocprof_percpu_keeper loads" insmod "$MODDIR/allocprof_percpu_keeper.ko"
+t_check "allocprof_keeper loads" insmod "$MODDIR/allocprof_keeper.ko"
 t_check "allocprof_percpu_test loads" insmod "$MODDIR/allocprof_percpu_test.ko"
 if [ ! -e $pc_proc ]; then
 	t_fail "allocprof_percpu_test proc file" "missing"
@@ -55,7 +44,7 @@ pc_check "per-CPU rows zero after free" 1
 echo alloc >$pc_proc
 pc_check "per-CPU rows exact after reallocation" 0
 
-t_check "areas handed to allocprof_percpu_keeper" sh -c "echo stash >$pc_proc"
+t_check "areas handed to allocprof_keeper" sh -c "echo stash >$pc_proc"
 t_check "allocprof_percpu_test unloads with live areas" rmmod allocprof_percpu_test
 pc_warn=$(dmesg | grep -c 'module allocprof_percpu_test unloaded with [0-9]* bytes')
 if [ "$pc_on" = 1 ]; then
@@ -64,7 +53,7 @@ else
 	t_eq "no unload warning when nothing was charged" 0 "$pc_warn"
 fi
 t_eq "module rows gone after unload" 0 "$(grep -c '\[allocprof_percpu_test\]' /proc/allocinfo)"
-t_check "kept areas freed after unload" sh -c 'echo free >/proc/allocprof_percpu_keeper'
-t_eq "keeper holds nothing" 0 "$(cat /proc/allocprof_percpu_keeper)"
-t_check "allocprof_percpu_keeper unloads" rmmod allocprof_percpu_keeper
+t_check "kept areas freed after unload" sh -c 'echo free >/proc/allocprof_keeper'
+t_eq "keeper holds nothing" 0 "$(cat /proc/allocprof_keeper)"
+t_check "allocprof_keeper unloads" rmmod allocprof_keeper
 t_check "allocinfo readable after all" sh -c 'cat /proc/allocinfo >/dev/null'

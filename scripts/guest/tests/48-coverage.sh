@@ -26,7 +26,7 @@ while [ $i -lt 50 ]; do
 done
 head -c 1048576 /dev/zero | cat >/dev/null
 if [ -f "$MODDIR/allocprof_percpu_test.ko" ]; then
-	insmod "$MODDIR/allocprof_percpu_keeper.ko" && rmmod allocprof_percpu_keeper
+	insmod "$MODDIR/allocprof_keeper.ko" && rmmod allocprof_keeper
 fi
 
 cv_tags=$(tail -n +3 /proc/allocinfo | grep -c .)

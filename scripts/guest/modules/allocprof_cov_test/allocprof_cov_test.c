@@ -32,14 +32,12 @@
 #include <linux/kfifo.h>
 #include <linux/mempool.h>
 #include <linux/module.h>
-#include <linux/mutex.h>
-#include <linux/proc_fs.h>
 #include <linux/rhashtable.h>
-#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <linux/uaccess.h>
 #include <linux/vmalloc.h>
+
+#include "allocprof_ctl.h"
 
 #define POOL_MIN	3
 #define ELEM_SIZE	100
@@ -65,7 +63,6 @@ struct item {
 #define NR_ITEMS 64
 static struct item items[NR_ITEMS];
 static unsigned int nr_items;
-static DEFINE_MUTEX(test_lock);
 
 static struct kmem_cache *cache;
 static mempool_t pools[5];
@@ -447,75 +444,54 @@ static int test_alloc(const char __user *ubuf, size_t len)
 	return ret;
 }
 
-static int test_show(struct seq_file *m, void *v)
+static int ctl_show(struct seq_file *m)
 {
 	unsigned int i;
 
-	mutex_lock(&test_lock);
 	for (i = 0; i < nr_items; i++) {
 		struct item *it = &items[i];
 
-		seq_printf(m, "%s:%u %lu %lu %s\n", __FILE__, it->line,
-			   it->live ? it->bytes : 0, it->live ? it->calls : 0,
-			   it->api);
+		ctl_row(m, __FILE__, it->line, it->live ? it->bytes : 0,
+			it->live ? it->calls : 0, it->api);
 	}
-	mutex_unlock(&test_lock);
 	return 0;
 }
 
-static int test_open(struct inode *inode, struct file *file)
+static int ctl_command(const char *cmd, const char __user *ubuf, size_t len)
 {
-	return single_open(file, test_show, NULL);
-}
+	int ret;
 
-static ssize_t test_write(struct file *file, const char __user *ubuf,
-			  size_t len, loff_t *off)
-{
-	char buf[16] = "";
-	int ret = 0;
-
-	if (copy_from_user(buf, ubuf, min(len, sizeof(buf) - 1)))
-		return -EFAULT;
-	mutex_lock(&test_lock);
-	if (sysfs_streq(buf, "free")) {
+	if (sysfs_streq(cmd, "free")) {
 		test_free();
-	} else if (sysfs_streq(buf, "alloc")) {
-		test_free();
-		ret = test_alloc(ubuf, len);
-		if (ret)
-			test_free();
-	} else if (sysfs_streq(buf, "grow")) {
-		ret = rht_grow();
-	} else {
-		ret = -EINVAL;
+		return 0;
 	}
-	mutex_unlock(&test_lock);
-	return ret ? ret : len;
+	if (sysfs_streq(cmd, "grow"))
+		return rht_grow();
+	if (!sysfs_streq(cmd, "alloc"))
+		return -EINVAL;
+	test_free();
+	ret = test_alloc(ubuf, len);
+	if (ret)
+		test_free();
+	return ret;
 }
-
-static const struct proc_ops test_ops = {
-	.proc_open	= test_open,
-	.proc_read	= seq_read,
-	.proc_lseek	= seq_lseek,
-	.proc_release	= single_release,
-	.proc_write	= test_write,
-};
 
 static int __init allocprof_cov_test_init(void)
 {
+	int ret;
+
 	cache = kmem_cache_create("allocprof_cov_test", 72, 0, 0, NULL);
 	if (!cache)
 		return -ENOMEM;
-	if (!proc_create("allocprof_cov_test", 0600, NULL, &test_ops)) {
+	ret = ctl_create();
+	if (ret)
 		kmem_cache_destroy(cache);
-		return -ENOMEM;
-	}
-	return 0;
+	return ret;
 }
 
 static void __exit allocprof_cov_test_exit(void)
 {
-	remove_proc_entry("allocprof_cov_test", NULL);
+	ctl_remove();
 	test_free();
 	kmem_cache_destroy(cache);
 }

@@ -14,19 +14,17 @@
  * Commands written to /proc/allocprof_percpu_test:
  *   free   free everything (expected values become 0 0)
  *   alloc  free everything, then allocate again
- *   stash  hand every live area to allocprof_percpu_keeper (which must
+ *   stash  hand every live area to allocprof_keeper (which must
  *          be loaded); they stay charged to this module's lines, so
  *          unloading this module afterwards leaves areas allocated.
  */
 #include <linux/cpumask.h>
 #include <linux/gfp.h>
 #include <linux/module.h>
-#include <linux/mutex.h>
 #include <linux/percpu.h>
-#include <linux/proc_fs.h>
-#include <linux/seq_file.h>
 #include <linux/string.h>
-#include <linux/uaccess.h>
+
+#include "allocprof_ctl.h"
 
 #define NR_LOOP 3
 
@@ -46,7 +44,6 @@ struct item {
 #define NR_ITEMS 8
 static struct item items[NR_ITEMS];
 static unsigned int nr_items;
-static DEFINE_MUTEX(test_lock);
 
 /* Not a compile-time constant, and not a multiple of the 4-byte granule */
 static size_t odd_size = 13;
@@ -109,8 +106,8 @@ static int test_alloc(void)
 	return 0;
 }
 
-/* Exported by allocprof_percpu_keeper, looked up at run time. */
-int allocprof_percpu_keeper_stash(void __percpu *p);
+/* Exported by allocprof_keeper, looked up at run time. */
+int allocprof_keeper_stash_percpu(void __percpu *p);
 
 static int test_stash(void)
 {
@@ -118,7 +115,7 @@ static int test_stash(void)
 	unsigned int i;
 	int ret = 0;
 
-	stash = symbol_get(allocprof_percpu_keeper_stash);
+	stash = symbol_get(allocprof_keeper_stash_percpu);
 	if (!stash)
 		return -ENOENT;
 	for (i = 0; i < nr_items && !ret; i++) {
@@ -128,80 +125,58 @@ static int test_stash(void)
 				items[i].nr--;
 		}
 	}
-	symbol_put(allocprof_percpu_keeper_stash);
+	symbol_put(allocprof_keeper_stash_percpu);
 	return ret;
 }
 
-static int test_show(struct seq_file *m, void *v)
+static int ctl_show(struct seq_file *m)
 {
 	unsigned int i;
 
-	mutex_lock(&test_lock);
 	for (i = 0; i < nr_items; i++) {
 		struct item *it = &items[i];
 
-		seq_printf(m, "%s:%u %zu %u %s\n", __FILE__, it->line,
-			   it->size * num_possible_cpus() * it->nr, it->nr,
-			   it->api);
+		ctl_row(m, __FILE__, it->line,
+			it->size * num_possible_cpus() * it->nr, it->nr,
+			it->api);
 	}
-	mutex_unlock(&test_lock);
 	return 0;
 }
 
-static int test_open(struct inode *inode, struct file *file)
+static int ctl_command(const char *cmd, const char __user *ubuf, size_t len)
 {
-	return single_open(file, test_show, NULL);
-}
-
-static ssize_t test_write(struct file *file, const char __user *ubuf,
-			  size_t len, loff_t *off)
-{
-	char buf[16] = "";
-	int ret = 0;
-
-	if (copy_from_user(buf, ubuf, min(len, sizeof(buf) - 1)))
-		return -EFAULT;
-	mutex_lock(&test_lock);
-	if (sysfs_streq(buf, "free")) {
+	if (sysfs_streq(cmd, "free")) {
 		test_free();
-	} else if (sysfs_streq(buf, "alloc")) {
-		test_free();
-		ret = test_alloc();
-	} else if (sysfs_streq(buf, "stash")) {
-		ret = test_stash();
-	} else {
-		ret = -EINVAL;
+		return 0;
 	}
-	mutex_unlock(&test_lock);
-	return ret ? ret : len;
+	if (sysfs_streq(cmd, "alloc")) {
+		test_free();
+		return test_alloc();
+	}
+	if (sysfs_streq(cmd, "stash"))
+		return test_stash();
+	return -EINVAL;
 }
-
-static const struct proc_ops test_ops = {
-	.proc_open	= test_open,
-	.proc_read	= seq_read,
-	.proc_lseek	= seq_lseek,
-	.proc_release	= single_release,
-	.proc_write	= test_write,
-};
 
 static int __init allocprof_percpu_test_init(void)
 {
 	int ret;
 
-	mutex_lock(&test_lock);
+	mutex_lock(&ctl_lock);
 	ret = test_alloc();
-	mutex_unlock(&test_lock);
-	if (!ret && !proc_create("allocprof_percpu_test", 0600, NULL, &test_ops)) {
-		test_free();
-		ret = -ENOMEM;
+	mutex_unlock(&ctl_lock);
+	if (!ret) {
+		ret = ctl_create();
+		if (ret)
+			test_free();
 	}
 	return ret;
 }
 
 static void __exit allocprof_percpu_test_exit(void)
 {
-	remove_proc_entry("allocprof_percpu_test", NULL);
-	test_free();	/* stashed areas stay with allocprof_percpu_keeper */
+	ctl_remove();
+	test_free();	/* stashed areas stay with allocprof_keeper */
 }
 
 module_init(allocprof_percpu_test_init);

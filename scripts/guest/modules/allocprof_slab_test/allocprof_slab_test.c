@@ -16,11 +16,9 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
-#include <linux/mutex.h>
-#include <linux/proc_fs.h>
-#include <linux/seq_file.h>
 #include <linux/slab.h>
-#include <linux/uaccess.h>
+
+#include "allocprof_ctl.h"
 
 #define BULK_N		8
 #define LARGE_SIZE	(20 * 1024)	/* > KMALLOC_MAX_CACHE_SIZE */
@@ -43,7 +41,6 @@ struct item {
 static struct item items[NR_ITEMS];
 static unsigned int nr_items;
 static struct kmem_cache *cache;
-static DEFINE_MUTEX(test_lock);
 
 /* Sizes not known to the compiler take the non-inlined kmalloc paths */
 static size_t runtime_size = 700;
@@ -192,11 +189,10 @@ static void test_free(void)
 	}
 }
 
-static int test_show(struct seq_file *m, void *v)
+static int ctl_show(struct seq_file *m)
 {
 	unsigned int i;
 
-	mutex_lock(&test_lock);
 	for (i = 0; i < nr_items; i++) {
 		struct item *it = &items[i];
 		unsigned long bytes = 0, calls = 0;
@@ -207,46 +203,23 @@ static int test_show(struct seq_file *m, void *v)
 			bytes = it->kind == K_KFREE_BULK ? it->bytes :
 				it->bytes * it->nr;
 		}
-		seq_printf(m, "%s:%u %lu %lu %s\n", __FILE__, it->line, bytes,
-			   calls, it->api);
+		ctl_row(m, __FILE__, it->line, bytes, calls, it->api);
 	}
-	mutex_unlock(&test_lock);
 	return 0;
 }
 
-static int test_open(struct inode *inode, struct file *file)
+static int ctl_command(const char *cmd, const char __user *ubuf, size_t len)
 {
-	return single_open(file, test_show, NULL);
-}
-
-static ssize_t test_write(struct file *file, const char __user *ubuf,
-			  size_t len, loff_t *off)
-{
-	char buf[16] = "";
-	int ret = 0;
-
-	if (copy_from_user(buf, ubuf, min(len, sizeof(buf) - 1)))
-		return -EFAULT;
-	mutex_lock(&test_lock);
-	if (sysfs_streq(buf, "free")) {
+	if (sysfs_streq(cmd, "free")) {
 		test_free();
-	} else if (sysfs_streq(buf, "alloc")) {
-		test_free();
-		ret = test_alloc();
-	} else {
-		ret = -EINVAL;
+		return 0;
 	}
-	mutex_unlock(&test_lock);
-	return ret ? ret : len;
+	if (sysfs_streq(cmd, "alloc")) {
+		test_free();
+		return test_alloc();
+	}
+	return -EINVAL;
 }
-
-static const struct proc_ops test_ops = {
-	.proc_open	= test_open,
-	.proc_read	= seq_read,
-	.proc_lseek	= seq_lseek,
-	.proc_release	= single_release,
-	.proc_write	= test_write,
-};
 
 static int __init allocprof_slab_test_init(void)
 {
@@ -255,11 +228,11 @@ static int __init allocprof_slab_test_init(void)
 	cache = kmem_cache_create("allocprof_slab_test", CACHE_SIZE, 0, 0, NULL);
 	if (!cache)
 		return -ENOMEM;
-	mutex_lock(&test_lock);
+	mutex_lock(&ctl_lock);
 	ret = test_alloc();
-	mutex_unlock(&test_lock);
-	if (!ret && !proc_create("allocprof_slab_test", 0600, NULL, &test_ops))
-		ret = -ENOMEM;
+	mutex_unlock(&ctl_lock);
+	if (!ret)
+		ret = ctl_create();
 	if (ret) {
 		test_free();
 		kmem_cache_destroy(cache);
@@ -269,7 +242,7 @@ static int __init allocprof_slab_test_init(void)
 
 static void __exit allocprof_slab_test_exit(void)
 {
-	remove_proc_entry("allocprof_slab_test", NULL);
+	ctl_remove();
 	test_free();
 	kmem_cache_destroy(cache);
 }

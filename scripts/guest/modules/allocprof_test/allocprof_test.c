@@ -19,12 +19,11 @@
 #include <linux/list.h>
 #include <linux/mm.h>
 #include <linux/module.h>
-#include <linux/mutex.h>
 #include <linux/pagemap.h>
-#include <linux/proc_fs.h>
 #include <linux/sched.h>
-#include <linux/seq_file.h>
 #include <linux/slab.h>
+
+#include "allocprof_ctl.h"
 
 #define BULK_N 4
 
@@ -50,7 +49,6 @@ struct item {
 #define NR_ITEMS 16
 static struct item items[NR_ITEMS];
 static unsigned int nr_items;
-static DEFINE_MUTEX(test_lock);
 
 static struct item *new_item(const char *api, enum kind kind, unsigned int order)
 {
@@ -250,71 +248,48 @@ static int stash_all(void)
 	return ret;
 }
 
-static int test_show(struct seq_file *m, void *v)
+static int ctl_show(struct seq_file *m)
 {
 	struct item *it;
 
-	mutex_lock(&test_lock);
 	for (it = items; it < items + nr_items; it++) {
 		unsigned long bytes, calls;
 
 		expected(it, &bytes, &calls);
-		seq_printf(m, "%s:%u %lu %lu %s\n", __FILE__, it->line, bytes,
-			   calls, it->api);
+		ctl_row(m, __FILE__, it->line, bytes, calls, it->api);
 	}
-	mutex_unlock(&test_lock);
 	return 0;
 }
 
-static int test_open(struct inode *inode, struct file *file)
+static int ctl_command(const char *cmd, const char __user *ubuf, size_t len)
 {
-	return single_open(file, test_show, NULL);
-}
-
-static ssize_t test_write(struct file *file, const char __user *ubuf,
-			  size_t count, loff_t *ppos)
-{
-	char buf[16] = { };
-	int ret = 0;
-
-	if (count >= sizeof(buf) || copy_from_user(buf, ubuf, count))
-		return -EINVAL;
-	mutex_lock(&test_lock);
-	if (!strcmp(strim(buf), "free")) {
+	if (!strcmp(cmd, "free")) {
 		free_all();
-	} else if (!strcmp(strim(buf), "alloc")) {
+	} else if (!strcmp(cmd, "alloc")) {
 		free_all();
 		alloc_all();
-	} else if (!strcmp(strim(buf), "stash")) {
-		ret = stash_all();
+	} else if (!strcmp(cmd, "stash")) {
+		return stash_all();
 	} else {
-		ret = -EINVAL;
+		return -EINVAL;
 	}
-	mutex_unlock(&test_lock);
-	return ret ?: count;
+	return 0;
 }
-
-static const struct proc_ops test_ops = {
-	.proc_open	= test_open,
-	.proc_read	= seq_read,
-	.proc_lseek	= seq_lseek,
-	.proc_release	= single_release,
-	.proc_write	= test_write,
-};
 
 static int __init allocprof_test_init(void)
 {
+	int ret;
+
 	alloc_all();
-	if (!proc_create("allocprof_test", 0600, NULL, &test_ops)) {
+	ret = ctl_create();
+	if (ret)
 		free_all();
-		return -ENOMEM;
-	}
-	return 0;
+	return ret;
 }
 
 static void __exit allocprof_test_exit(void)
 {
-	remove_proc_entry("allocprof_test", NULL);
+	ctl_remove();
 	free_all();	/* stashed pages stay with allocprof_keeper */
 }
 
