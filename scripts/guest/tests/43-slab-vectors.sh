@@ -1,0 +1,39 @@
+# Slab object extension vectors are sized to the slab: a cache holding N
+# objects per slab takes vectors of N entries (8 bytes, 16 with memory
+# cgroups, which add an objcg pointer) from the obj_exts-<bytes> cache of
+# exactly that size, whether N is a power of two or not.  Checked from
+# /proc/slabinfo: every cache has its exact-size vector cache, so a
+# vector costs no more than its entries plus the vector cache's own slab
+# rounding.
+
+if [ ! -r /proc/slabinfo ]; then
+	t_skip "exact-size slab vectors" "no /proc/slabinfo"
+	return 0
+fi
+if ! grep -q '^obj_exts-8 ' /proc/slabinfo; then
+	t_skip "exact-size slab vectors" "no obj_exts caches (profiling never or not built)"
+	return 0
+fi
+
+sv_entry=8
+grep -q '^memory' /proc/cgroups 2>/dev/null && sv_entry=16
+
+# Columns: name active_objs num_objs objsize objperslab pagesperslab ...
+sv_missing=$(awk -v e="$sv_entry" '
+	NR <= 2 { next }
+	$1 ~ /^obj_exts-/ { vec[$4] = 1; next }
+	{ need[$1] = $5 * e }
+	END { for (c in need) if (!(need[c] in vec)) printf "%s:%d ", c, need[c] }
+' /proc/slabinfo)
+t_eq "every slab cache has an obj_exts cache of exactly its vector size" "" \
+	"$sv_missing"
+
+# And no vector cache is larger than the largest vector needed, i.e.
+# vectors are not rounded up to the next power of two.
+sv_bad=$(awk -v e="$sv_entry" '
+	NR <= 2 { next }
+	$1 ~ /^obj_exts-/ { if ($2 > 0) used[$1] = $4; next }
+	{ need[$5 * e] = 1 }
+	END { for (c in used) if (!(used[c] in need)) printf "%s ", c }
+' /proc/slabinfo)
+t_eq "vector caches in use only hold vectors of an exact size" "" "$sv_bad"
