@@ -3,7 +3,7 @@
  * allocprof_cov_test: call each allocation API that allocation
  * profiling charges to its caller beyond kmalloc and the page allocator
  * (vmalloc, kvmalloc, string and user-copy helpers, mempool, rhashtable,
- * kfifo), each from its own source line, and report in
+ * kfifo, device-managed allocations), each from its own source line, and report in
  * /proc/allocprof_cov_test what /proc/allocinfo must show for it:
  *
  *   <file>:<line> <bytes> <calls> <api>
@@ -19,7 +19,10 @@
  *    elements; mempool_init*(): the array and the elements;
  *    mempool_alloc(): the element, when the element allocator supplied it;
  *  - rhashtable_init(): the bucket table in use, also after resizes;
- *  - kfifo_alloc(): the buffer, element count rounded up to a power of 2.
+ *  - kfifo_alloc(): the buffer, element count rounded up to a power of 2;
+ *  - devm_*() and devres_alloc(): one call, the kmalloc size class of
+ *    the size plus devres' header; devm_get_free_pages(): the pages
+ *    (its own small devres record is charged to drivers/base/devres.c).
  *
  * Commands written to /proc/allocprof_cov_test:
  *   alloc\0  free everything, then allocate again; the user-copy helpers
@@ -29,6 +32,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/device.h>
 #include <linux/kfifo.h>
 #include <linux/mempool.h>
 #include <linux/module.h>
@@ -46,7 +50,8 @@
 
 enum kind {
 	K_KFREE, K_KFREE_CONST, K_KVFREE, K_VFREE, K_POOL_ELEM, K_POOL,
-	K_POOL_EXIT, K_RHT, K_RHLT, K_KFIFO, K_KFIFO_U32,
+	K_POOL_EXIT, K_RHT, K_RHLT, K_KFIFO, K_KFIFO_U32, K_DEVM, K_DEVM_PAGES,
+	K_DEVRES,
 };
 
 struct item {
@@ -60,11 +65,12 @@ struct item {
 	void *aux;
 };
 
-#define NR_ITEMS 64
+#define NR_ITEMS 96
 static struct item items[NR_ITEMS];
 static unsigned int nr_items;
 
 static struct kmem_cache *cache;
+static struct device *dev;
 static mempool_t pools[5];
 static struct rhashtable rht;
 static struct rhltable rhlt;
@@ -200,6 +206,53 @@ static __printf(1, 2) const char *do_kvasprintf_const(const char *fmt, ...)
 }
 
 static unsigned long big_kvmalloc = KMALLOC_MAX_SIZE + PAGE_SIZE;
+
+/*
+ * Size of a devres-managed buffer of @size: devres puts its node (struct
+ * devres_node in drivers/base/devres.c: a list head, two pointers and a
+ * size) in front of the data, aligned like kmalloc memory.
+ */
+static void devm_charge(struct item *it, size_t size)
+{
+	size_t node = sizeof(struct list_head) + 2 * sizeof(void *) +
+		      sizeof(size_t);
+
+	km_charge(it, ALIGN(node, ARCH_KMALLOC_MINALIGN) + size);
+}
+
+static void devres_test_release(struct device *d, void *res)
+{
+}
+
+static int alloc_devm(void)
+{
+	void *p;
+	struct item *from, *to;
+
+	ITEM("devm_kmalloc", K_DEVM, devm_kmalloc(dev, 100, GFP_KERNEL), devm_charge(it, 100));
+	ITEM("devm_kzalloc", K_DEVM, devm_kzalloc(dev, 300, GFP_KERNEL), devm_charge(it, 300));
+	ITEM("devm_kmalloc_array", K_DEVM, devm_kmalloc_array(dev, 5, 40, GFP_KERNEL), devm_charge(it, 5 * 40));
+	ITEM("devm_kcalloc", K_DEVM, devm_kcalloc(dev, 3, 500, GFP_KERNEL), devm_charge(it, 3 * 500));
+	ITEM("devm_kstrdup", K_DEVM, devm_kstrdup(dev, text, GFP_KERNEL), devm_charge(it, strlen(text) + 1));
+	ITEM("devm_kstrdup_const", K_DEVM, devm_kstrdup_const(dev, text, GFP_KERNEL), devm_charge(it, strlen(text) + 1));
+	ITEM("devm_kmemdup", K_DEVM, devm_kmemdup(dev, text, 7, GFP_KERNEL), devm_charge(it, 7));
+	ITEM("devm_kasprintf", K_DEVM, devm_kasprintf(dev, GFP_KERNEL, "%s.%d", "dev", 77), devm_charge(it, strlen("dev.77") + 1));
+	ITEM("devm_get_free_pages", K_DEVM_PAGES, devm_get_free_pages(dev, GFP_KERNEL, 1), it->bytes = 2 * PAGE_SIZE; it->calls = 1);
+	ITEM("devres_alloc", K_DEVRES, devres_alloc(devres_test_release, 64, GFP_KERNEL), devm_charge(it, 64));
+
+	/* devm_krealloc() to a larger size: the charge moves to its line */
+	from = new_item("devm_krealloc-from", 0, K_DEVM);
+	p = devm_kmalloc(dev, 16, GFP_KERNEL); from->line = __LINE__;
+	to = new_item("devm_krealloc", 0, K_DEVM);
+	to->obj = devm_krealloc(dev, p, 1000, GFP_KERNEL); to->line = __LINE__;
+	if (!to->obj) {
+		devm_kfree(dev, p);
+		return -ENOMEM;
+	}
+	to->live = true;
+	devm_charge(to, 1000);
+	return 0;
+}
 
 static int alloc_vmalloc(void)
 {
@@ -412,6 +465,15 @@ static void item_free(struct item *it)
 	case K_KFIFO_U32:
 		kfifo_free(&fifo_u32);
 		break;
+	case K_DEVM:
+		devm_kfree(dev, it->obj);
+		break;
+	case K_DEVM_PAGES:
+		devm_free_pages(dev, (unsigned long)it->obj);
+		break;
+	case K_DEVRES:
+		devres_free(it->obj);
+		break;
 	}
 }
 
@@ -441,6 +503,8 @@ static int test_alloc(const char __user *ubuf, size_t len)
 		ret = alloc_mempools();
 	if (!ret)
 		ret = alloc_tables();
+	if (!ret)
+		ret = alloc_devm();
 	return ret;
 }
 
@@ -483,9 +547,16 @@ static int __init allocprof_cov_test_init(void)
 	cache = kmem_cache_create("allocprof_cov_test", 72, 0, 0, NULL);
 	if (!cache)
 		return -ENOMEM;
-	ret = ctl_create();
-	if (ret)
+	dev = root_device_register("allocprof_cov_test");
+	if (IS_ERR(dev)) {
 		kmem_cache_destroy(cache);
+		return PTR_ERR(dev);
+	}
+	ret = ctl_create();
+	if (ret) {
+		root_device_unregister(dev);
+		kmem_cache_destroy(cache);
+	}
 	return ret;
 }
 
@@ -493,6 +564,7 @@ static void __exit allocprof_cov_test_exit(void)
 {
 	ctl_remove();
 	test_free();
+	root_device_unregister(dev);
 	kmem_cache_destroy(cache);
 }
 
