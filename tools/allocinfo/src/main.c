@@ -978,6 +978,8 @@ static void usage(FILE *f)
 	      "  -i, --iterations N      top: stop after N refreshes\n"
 	      "  -c, --count N           growth: number of samples (default 5)\n"
 	      "      --unchanged         diff: also list unchanged call sites\n"
+	      "      --numa              bytes per NUMA node, from /proc/allocinfo_numa\n"
+	      "                          (or FILE, a saved copy of it); table or --csv\n"
 	      "  -h, --help              show this help\n"
 	      "  -V, --version           show the version\n"
 	      "\n"
@@ -988,7 +990,7 @@ static void usage(FILE *f)
 enum {
 	O_STRICT = 256, O_MODULE, O_XMODULE, O_FILE, O_XFILE, O_FUNC, O_XFUNC,
 	O_MINB, O_MINC, O_NONZERO, O_JSON, O_CSV, O_OM, O_FOLDED, O_FORMAT,
-	O_UNCHANGED,
+	O_UNCHANGED, O_NUMA,
 };
 
 static const struct option longopts[] = {
@@ -1018,6 +1020,7 @@ static const struct option longopts[] = {
 	{ "iterations", required_argument, NULL, 'i' },
 	{ "count", required_argument, NULL, 'c' },
 	{ "unchanged", no_argument, NULL, O_UNCHANGED },
+	{ "numa", no_argument, NULL, O_NUMA },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -1168,6 +1171,7 @@ static void parse_opts(int argc, char **argv)
 			opt.count = (long)parse_num(optarg, "sample count", 0, 0);
 			break;
 		case O_UNCHANGED: opt.unchanged = 1; break;
+		case O_NUMA: opt.numa = 1; break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': printf("allocinfo %s (liballocinfo %s)\n", VERSION, ALLOCINFO_LIB_VERSION); exit(0);
 		default:
@@ -1194,6 +1198,8 @@ static int cmd_show(int npos, char **pos)
 	}
 	if (opt.output || opt.delay >= 0 || opt.iterations >= 0 || opt.count >= 0 || opt.unchanged)
 		usage_error("-o, -d, -i, -c and --unchanged belong to subcommands");
+	if (opt.numa)
+		return cmd_numa(opt.input);
 	l = allocinfo_list_new();
 	if (!l)
 		err(EX_RUNTIME, "allocinfo_list_new");
@@ -1244,6 +1250,8 @@ int main(int argc, char **argv)
 			}
 	}
 	parse_opts(argc, argv);
+	if (opt.numa && fn != cmd_show)
+		usage_error("--numa only works without a subcommand");
 	rc = fn(argc - optind, argv + optind);
 	if (fflush(stdout) || ferror(stdout)) {
 		warn("write error");

@@ -49,6 +49,7 @@ struct opts {
 	long iterations;
 	long count;
 	int unchanged;
+	int numa;
 };
 
 extern struct opts opt;
@@ -143,5 +144,6 @@ int cmd_snapshot(int npos, char **pos);
 int cmd_diff(int npos, char **pos);
 int cmd_top(int npos, char **pos);
 int cmd_growth(int npos, char **pos);
+int cmd_numa(const char *src);
 
 #endif

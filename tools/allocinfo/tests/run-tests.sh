@@ -52,6 +52,8 @@ suite lib-asan "$B/test_lib-asan"
 suite shared "$B/test_so"
 suite cli sh tests/test_cli.sh "$B/allocinfo" "$B/gen"
 suite cli-asan sh tests/test_cli.sh "$B/allocinfo-asan" "$B/gen"
+suite numa sh tests/test_numa.sh "$B/allocinfo"
+suite numa-asan sh tests/test_numa.sh "$B/allocinfo-asan"
 suite fuzz "$B/fuzz-driver" 10 2000000 tests/fixtures/*.txt tests/fixtures/malformed/*.txt
 
 # the command itself on mutated inputs: no crash, no sanitizer report, and
@@ -61,7 +63,7 @@ clifuzz() {
 	"$B/fuzz-driver" dump "$T/cf" 150 tests/fixtures/*.txt tests/fixtures/malformed/*.txt || return 1
 	printf 'allocinfo - version: 2.0\n9223372036854775807 18446744073709551615 a.c:1 func:f\n9223372036854775807 18446744073709551615 a.c:1 func:f k:v\n-9223372036854775808 18446744073709551615 b.c:4294967295 [m] func:g\n' >"$T/cf/extreme.txt"
 	k=0
-	for opts in "-a" "--json --strict" "--csv -g dir:2" "--openmetrics -g module" "--folded -s avg,-line" "diff tests/fixtures/v1.txt" "growth tests/fixtures/v1.txt"; do
+	for opts in "-a" "--json --strict" "--csv -g dir:2" "--openmetrics -g module" "--folded -s avg,-line" "diff tests/fixtures/v1.txt" "growth tests/fixtures/v1.txt" "--numa --csv"; do
 		bad=0
 		for f in "$T"/cf/*.txt; do
 			ASAN_OPTIONS=exitcode=99:detect_leaks=1 UBSAN_OPTIONS=exitcode=99:halt_on_error=1:print_stacktrace=1 \

@@ -1,0 +1,84 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# allocinfo --numa on per-node files (/proc/allocinfo_numa copies).
+# Usage: test_numa.sh ALLOCINFO-BINARY.  One TAP line per case; expected
+# numbers come from the fixture through awk, not from allocinfo.
+A=$1
+F=tests/fixtures/numa.txt
+T=$(mktemp -d /tmp/allocinfo-numa.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+n=0
+failed=0
+
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+nok() {
+	n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"
+	[ -s "$T/err" ] && sed 's/^/#   stderr: /' "$T/err" | head -5
+	[ -s "$T/out" ] && sed 's/^/#   stdout: /' "$T/out" | head -8
+}
+check() { name=$1; shift; if "$@"; then ok "$name"; else nok "$name"; fi; }
+run() { timeout 60 "$A" "$@" >"$T/out" 2>"$T/err"; rc=$?; }
+# fixture: bytes and calls of LOC on NODE, "0 0" if it has no row there
+want() {
+	awk -v loc="$1" -v node="node:$2" '$3 == loc && $0 ~ (" " node "( |$)") { b += $1; c += $2 }
+		END { print b + 0, c + 0 }' "$F"
+}
+# output --csv: bytes and calls of LOC on NODE
+got() {
+	awk -F, -v f="${1%:*}" -v l="${1##*:}" -v node="$2" \
+		'$1 == f && $2 == l && $5 == node { print $6, $7 }' "$T/out"
+}
+
+run --numa -b --csv "$F"
+check "csv: exit 0" [ "$rc" = 0 ]
+check "csv: one line per call site and node (3 x 3 + header)" \
+	[ "$(wc -l <"$T/out" | tr -d ' ')" = 10 ]
+bad=""
+for loc in mm/slub.c:1234 drivers/foo/bar.c:77 lib/idr.c:42; do
+	for node in 0 1 2; do
+		[ "$(got $loc $node)" = "$(want $loc $node)" ] ||
+			bad="$bad $loc/$node: '$(got $loc $node)' != '$(want $loc $node)'"
+	done
+done
+check "csv: every node's bytes and calls equal the fixture's rows" [ -z "$bad" ]
+
+run --numa -b "$F"
+check "table: node columns" eval 'head -1 "$T/out" | grep -q "BYTES *CALLS *NODE0 *NODE1 *NODE2 *LOCATION"'
+total=$(awk '$3 == "mm/slub.c:1234" { b += $1; c += $2 } END { print b, c }' "$F")
+check "table: merged row is the sum over nodes" \
+	eval 'grep "mm/slub.c:1234" "$T/out" | awk "{ print \$1, \$2 }" | grep -qx "$total"'
+check "table: largest site first" eval 'sed -n 2p "$T/out" | grep -q "drivers/foo/bar.c:77"'
+check "table: footer" grep -q '^-- 3 call sites (3 shown) on 3 nodes' "$T/out"
+
+run --numa -b --module foo "$F"
+check "filter: --module keeps one site" eval '[ $(grep -c "^ *[0-9]" "$T/out") = 1 ] && grep -q foo_init "$T/out"'
+run --numa -n 1 "$F"
+check "limit: -n 1" grep -q '(1 shown)' "$T/out"
+run --numa --sort calls -b "$F"
+check "sort: --sort calls" eval 'sed -n 2p "$T/out" | grep -q foo_init && sed -n 4p "$T/out" | grep -q idr_alloc'
+cat "$F" | timeout 60 "$A" --numa -b --csv - >"$T/b" 2>"$T/err"
+run --numa -b --csv "$F"
+check "source: - reads stdin" cmp -s "$T/out" "$T/b"
+
+run --numa tests/fixtures/v2.txt
+check "error: file without node:N pairs" eval '[ $rc = 3 ] && grep -q "without node:N" "$T/err"'
+printf 'allocinfo - version: 2.0\n 1 1 a.c:1 func:f node:x\n' >"$T/bad.txt"
+run --numa "$T/bad.txt"
+check "error: invalid node" eval '[ $rc = 3 ] && grep -q "invalid node" "$T/err"'
+printf 'allocinfo - version: 2.0\n 1 1 a.c:1 func:f node:99999\n' >"$T/bad.txt"
+run --numa "$T/bad.txt"
+check "error: node id out of range" eval '[ $rc = 3 ] && grep -q "invalid node" "$T/err"'
+ALLOCINFO_PROC_ROOT=$T run --numa
+check "error: no live per-node file" eval '[ $rc = 1 ] && grep -q "single node" "$T/err"'
+run --numa --json "$F"
+check "usage: --numa with --json" [ "$rc" = 2 ]
+run --numa -g module "$F"
+check "usage: --numa with --group" [ "$rc" = 2 ]
+run top --numa "$F"
+check "usage: --numa with a subcommand" [ "$rc" = 2 ]
+mkdir -p "$T/proc" && cp "$F" "$T/proc/allocinfo_numa"
+ALLOCINFO_PROC_ROOT=$T/proc run --numa -b --csv
+check "live: reads PROC_ROOT/allocinfo_numa" eval '[ $rc = 0 ] && [ "$(got lib/idr.c:42 2)" = "$(want lib/idr.c:42 2)" ]'
+
+echo "1..$n"
+[ $failed = 0 ]
