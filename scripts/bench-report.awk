@@ -73,13 +73,14 @@ END {
 	for (i = 1; i <= ncf; i++) {
 		c = cf[i]
 		if (c == "stock") continue
-		lk = c == "1" ? 25 : 2.5; lp = c == "1" ? 8 : 1
+		on = c == "1" || c == "1+stats"
+		lk = on ? 25 : 2.5; lp = on ? 8 : 1
 		target("kmalloc/kfree", c, "kmalloc_free_8-240", micro, lk)
 		target("kmalloc batches", c, "kmalloc_batch64_8-240", micro, lk)
 		target("alloc_page/free", c, "alloc_page_free", micro, lp)
 		target("get_free_pages order 0", c, "get_free_pages_o0", micro, lp)
 		target("get_free_pages order 2", c, "get_free_pages_o2", micro, lp)
-		if (c == "1") target("macro total", c, "total", macro, 3)
+		if (on) target("macro total", c, "total", macro, 3)
 	}
 	print ""
 	print "### Memory"

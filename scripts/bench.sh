@@ -1,6 +1,7 @@
 #!/bin/bash
 # make bench: build stock 6.1 and the patched series with one base config
-# (qemu + bench fragments), boot each configuration once in QEMU with
+# (qemu + bench fragments), plus the series with the lifetime counts
+# (1+stats), boot each configuration once in QEMU with
 # -icount shift=0,sleep=off -smp 1 (a guest ns is one instruction) running
 # scripts/guest/bench.sh, and write build/bench/report.md, also copied
 # into the generated section of Documentation/benchmarks.md.
@@ -23,6 +24,7 @@ fi
 SRC=$PRISTINE KOUT=$kout "$ROOT/scripts/build-kernel.sh" bench-stock
 SRC=$SERIES_SRC KOUT=$kout "$ROOT/scripts/build-kernel.sh" bench-off
 SRC=$SERIES_SRC KOUT=$kout "$ROOT/scripts/build-kernel.sh" bench-prof
+SRC=$SERIES_SRC KOUT=$kout "$ROOT/scripts/build-kernel.sh" bench-stats
 built=$(date +%s)
 
 # Modules with many allocation call sites, to grow /proc/allocinfo.
@@ -48,7 +50,7 @@ gen_tags_module allocprof_tags_a 1000
 gen_tags_module allocprof_tags_b 2000
 
 export MODULE_DIRS="$ROOT/scripts/guest/bench-modules $out/gen-modules"
-for k in bench-stock bench-off bench-prof; do
+for k in bench-stock bench-off bench-prof bench-stats; do
 	"$ROOT/scripts/mkinitramfs.sh" "$kout/$k" "$out/$k.cpio.gz"
 done
 
@@ -87,6 +89,7 @@ pair() { # "CONFIG KERNEL [CMDLINE]" "CONFIG KERNEL [CMDLINE]"
 pair "stock bench-stock" "stock-2 bench-stock"
 pair "off bench-off" "never bench-prof sysctl.vm.mem_profiling=never"
 pair "0 bench-prof sysctl.vm.mem_profiling=0" "1 bench-prof sysctl.vm.mem_profiling=1"
+boot 1+stats bench-stats sysctl.vm.mem_profiling=1
 end=$(date +%s)
 
 "$ROOT/scripts/bench-report.sh" "$out/runs" \

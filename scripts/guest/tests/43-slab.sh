@@ -36,7 +36,7 @@ st_check() {
 # Rows of the slab entry points themselves: with every caller annotated
 # and the allocator calling _noprof variants inside, there must be none.
 st_internal_rows() {
-	grep -E ' mm/(slub|slab_common|util)\.c:[0-9]+ func:(__kmalloc_large_node|kmalloc_large(_node)?(_noprof)?|__do_kmalloc_node|__kmalloc(_node)?(_noprof)?|kmalloc(_node)?_trace(_noprof)?|__do_krealloc|krealloc(_noprof)?|kvmalloc_node(_noprof)?|kmem_cache_alloc(_node|_lru|_bulk)?(_noprof)?|slab_alloc_node|__kmem_cache_alloc_node) *$' \
+	grep -E ' mm/(slub|slab_common|util)\.c:[0-9]+ func:(__kmalloc_large_node|kmalloc_large(_node)?(_noprof)?|__do_kmalloc_node|__kmalloc(_node)?(_noprof)?|kmalloc(_node)?_trace(_noprof)?|__do_krealloc|krealloc(_noprof)?|kvmalloc_node(_noprof)?|kmem_cache_alloc(_node|_lru|_bulk)?(_noprof)?|slab_alloc_node|__kmem_cache_alloc_node)( total_calls:[0-9]+ total_bytes:[0-9]+ failed:[0-9]+ requested:[0-9]+)? *$' \
 		/proc/allocinfo | awk '$1 != 0' | head -3
 }
 

@@ -36,7 +36,7 @@ cv_check() {
 
 # Rows of the allocators' own nested calls: all use _noprof variants now.
 cv_internal_rows() {
-	grep -E ' func:(vm_area_alloc_pages|__vmalloc_area_node|__vmalloc_node(_range)?(_noprof)?|kvmalloc_node(_noprof)?|kstrn?dup(_const)?(_noprof)?|kmemdup(_nul)?(_noprof)?|k?v?asprintf(_const)?(_noprof)?|v?memdup_user(_nul)?(_noprof)?|strndup_user(_noprof)?|mempool_(init_node|create_node|resize|alloc|kmalloc|alloc_slab|alloc_pages)(_noprof)?|bucket_table_alloc|nested_table_alloc|nested_bucket_table_alloc|__kfifo_alloc(_noprof)?) *$' \
+	grep -E ' func:(vm_area_alloc_pages|__vmalloc_area_node|__vmalloc_node(_range)?(_noprof)?|kvmalloc_node(_noprof)?|kstrn?dup(_const)?(_noprof)?|kmemdup(_nul)?(_noprof)?|k?v?asprintf(_const)?(_noprof)?|v?memdup_user(_nul)?(_noprof)?|strndup_user(_noprof)?|mempool_(init_node|create_node|resize|alloc|kmalloc|alloc_slab|alloc_pages)(_noprof)?|bucket_table_alloc|nested_table_alloc|nested_bucket_table_alloc|__kfifo_alloc(_noprof)?)( total_calls:[0-9]+ total_bytes:[0-9]+ failed:[0-9]+ requested:[0-9]+)? *$' \
 		/proc/allocinfo 2>/dev/null | head -3
 }
 

@@ -177,7 +177,14 @@ out:
 struct old {
 	int64_t bytes;
 	uint64_t calls;
+	struct stats st;
 };
+
+/* Growth of a lifetime count; 0 if the counter went backwards (reboot). */
+static uint64_t dcount(uint64_t now, uint64_t old)
+{
+	return now > old ? now - old : 0;
+}
 
 static int64_t dbytes(const struct row *r)
 {
@@ -217,7 +224,7 @@ int cmd_diff(int npos, char **pos)
 	struct row *rows = NULL;
 	size_t n = 0, shown;
 	int64_t tdelta = 0;
-	int rc;
+	int rc, hs = 0;
 
 	if (npos < 1 || npos > 2 || (npos == 2 && opt.input))
 		usage_error("diff takes OLD and optionally NEW (default: the live file)");
@@ -238,6 +245,7 @@ int cmd_diff(int npos, char **pos)
 
 		o->bytes = allocinfo_entry_bytes(e);
 		o->calls = allocinfo_entry_calls(e);
+		stats_read(&o->st, e);
 		allocinfo_entry_set_ptr(e, o);
 	}
 	if ((rc = load(l, b, 1)))
@@ -265,8 +273,15 @@ int cmd_diff(int npos, char **pos)
 		}
 		r->old_bytes = o ? o->bytes : 0;
 		r->old_calls = o ? o->calls : 0;
+		/* A new site's lifetime counts all grew since the old file. */
+		if (o && o->st.valid)
+			r->old_st = o->st;
+		else if (o)
+			r->st.valid = 0;
+		hs |= r->st.valid;
 		if (!opt.unchanged && !r->status && r->bytes == r->old_bytes &&
-		    r->calls == r->old_calls)
+		    r->calls == r->old_calls && r->st.allocs == r->old_st.allocs &&
+		    r->st.failed == r->old_st.failed)
 			continue;
 		probe = *r;
 		probe.bytes = sat_abs(dbytes(r));
@@ -288,8 +303,9 @@ int cmd_diff(int npos, char **pos)
 		printf("{\"count\":%zu,\"shown\":%zu,\"total_delta_bytes\":%" PRId64 ",\"rows\":[",
 		       n, shown, tdelta);
 	else
-		printf("%10s %10s %10s %8s  %-32s %-24s %-8s %s\n", "CHANGE", "OLD", "NEW",
-		       "CALLS+-", "LOCATION", "FUNCTION", "MODULE", "STATUS");
+		printf("%10s %10s %10s %8s%s  %-32s %-24s %-8s %s\n", "CHANGE", "OLD", "NEW",
+		       "CALLS+-", hs ? "   ALLOCS+    CHURN+  FAILED+" : "", "LOCATION",
+		       "FUNCTION", "MODULE", "STATUS");
 	for (size_t i = 0; i < shown; i++) {
 		struct row *r = &rows[i];
 		char d[32], o[32], nw[32];
@@ -317,6 +333,12 @@ int cmd_diff(int npos, char **pos)
 			json_str(stdout, r->func);
 			fputs(",\"module\":", stdout);
 			json_str(stdout, modname(r->module));
+			if (r->st.valid)
+				printf(",\"delta_total_calls\":%" PRIu64 ",\"delta_total_bytes\":%" PRIu64
+				       ",\"delta_failed\":%" PRIu64,
+				       dcount(r->st.allocs, r->old_st.allocs),
+				       dcount(r->st.churn, r->old_st.churn),
+				       dcount(r->st.failed, r->old_st.failed));
 			printf(",\"status\":\"%s\"}", r->status ? status_name(r->status) : "changed");
 			continue;
 		}
@@ -325,10 +347,19 @@ int cmd_diff(int npos, char **pos)
 			memmove(d + 1, d, strlen(d) + 1);
 			d[0] = '+';
 		}
-		printf("%10s %10s %10s %+8" PRId64 "  %s %-24s %-*s%s%s\n", d,
+		printf("%10s %10s %10s %+8" PRId64, d,
 		       r->status == 1 ? "-" : fmt_size(o, sizeof(o), r->old_bytes, opt.raw),
-		       r->status == 2 ? "-" : fmt_size(nw, sizeof(nw), r->bytes, opt.raw),
-		       dc, loc_str(r->file, r->line, 32), r->func, r->status ? 8 : 0, modname(r->module),
+		       r->status == 2 ? "-" : fmt_size(nw, sizeof(nw), r->bytes, opt.raw), dc);
+		if (hs && r->st.valid) {
+			uint64_t ch = dcount(r->st.churn, r->old_st.churn);
+
+			printf(" %9" PRIu64 " %9s %8" PRIu64, dcount(r->st.allocs, r->old_st.allocs),
+			       fmt_size(o, sizeof(o), ch > INT64_MAX ? INT64_MAX : (int64_t)ch, opt.raw),
+			       dcount(r->st.failed, r->old_st.failed));
+		} else if (hs) {
+			printf(" %9s %9s %8s", "-", "-", "-");
+		}
+		printf("  %s %-24s %-*s%s%s\n", loc_str(r->file, r->line, 32), r->func, r->status ? 8 : 0, modname(r->module),
 		       r->status ? " " : "", status_name(r->status));
 	}
 	if (opt.fmt == FMT_JSON) {

@@ -148,6 +148,29 @@ static void check_sysctl(void)
 }
 
 /*
+ * Lifetime count pairs must hold counts; a row with a bad one is shown
+ * without lifetime counts.  Returns the number of such rows.
+ */
+static size_t check_stats(const struct allocinfo_list *l, const char *name,
+			  int report)
+{
+	size_t bad = 0;
+
+	for (struct allocinfo_entry *e = allocinfo_list_first(l); e;
+	     e = allocinfo_entry_next(e)) {
+		const char *k, *v;
+
+		if (allocinfo_entry_vanished(e) || !(v = stats_check(e, &k)))
+			continue;
+		if ((report || opt.strict) && bad++ < ALLOCINFO_MALFORMED_MAX)
+			warnx("%s:%zu: malformed %s:%s: expected an unsigned decimal count%s",
+			      name, allocinfo_entry_lineno(e), k, v,
+			      opt.strict ? " (fatal with --strict)" : "");
+	}
+	return bad;
+}
+
+/*
  * Load a source into a list.  Returns 0, or an exit status after printing
  * the reason.  report: say something about malformed lines and the sysctl.
  */
@@ -207,7 +230,7 @@ int load(struct allocinfo_list *l, const char *path, int report)
 	}
 	if (nm && opt.strict)
 		return EX_MALFORMED;
-	return 0;
+	return check_stats(l, name, report) && opt.strict ? EX_MALFORMED : 0;
 }
 
 /* ---- filters, sorting, grouping -------------------------------------- */
@@ -221,6 +244,83 @@ static const char *field(const struct row *r, int f)
 	}
 }
 
+/* The lifetime count pairs, in the kernel's order. */
+static const char *const stats_keys[] = {
+	"total_calls", "total_bytes", "failed", "requested",
+};
+
+int stats_key(const char *key)
+{
+	for (size_t i = 0; i < sizeof(stats_keys) / sizeof(stats_keys[0]); i++)
+		if (!strcmp(key, stats_keys[i]))
+			return 1;
+	return 0;
+}
+
+/* Parse an unsigned decimal count, all of @v; 0 if malformed. */
+static int parse_count(const char *v, uint64_t *out)
+{
+	uint64_t n = 0;
+
+	if (!*v)
+		return 0;
+	for (; *v; v++) {
+		if (*v < '0' || *v > '9')
+			return 0;
+		if (n > (UINT64_MAX - (uint64_t)(*v - '0')) / 10)
+			return 0;
+		n = n * 10 + (uint64_t)(*v - '0');
+	}
+	*out = n;
+	return 1;
+}
+
+/*
+ * The value of a lifetime count pair of @e that is not a count, or NULL
+ * if all are fine (or absent); @key is set to its key.
+ */
+const char *stats_check(const struct allocinfo_entry *e, const char **key)
+{
+	uint64_t n;
+
+	for (size_t i = 0; i < sizeof(stats_keys) / sizeof(stats_keys[0]); i++) {
+		const char *v = allocinfo_entry_kv_find(e, stats_keys[i]);
+
+		if (v && !parse_count(v, &n)) {
+			*key = stats_keys[i];
+			return v;
+		}
+	}
+	return NULL;
+}
+
+void stats_read(struct stats *s, const struct allocinfo_entry *e)
+{
+	uint64_t *f[] = { &s->allocs, &s->churn, &s->failed, &s->requested };
+
+	memset(s, 0, sizeof(*s));
+	for (size_t i = 0; i < sizeof(stats_keys) / sizeof(stats_keys[0]); i++) {
+		const char *v = allocinfo_entry_kv_find(e, stats_keys[i]);
+
+		if (!v || !parse_count(v, f[i])) {
+			memset(s, 0, sizeof(*s));
+			return;
+		}
+	}
+	s->valid = 1;
+}
+
+void stats_add(struct stats *to, const struct stats *s)
+{
+	if (!s->valid)
+		return;
+	to->valid = 1;
+	to->allocs = sat_addu(to->allocs, s->allocs);
+	to->churn = sat_addu(to->churn, s->churn);
+	to->failed = sat_addu(to->failed, s->failed);
+	to->requested = sat_addu(to->requested, s->requested);
+}
+
 void row_fill(struct row *r, const struct allocinfo_entry *e)
 {
 	memset(r, 0, sizeof(*r));
@@ -232,6 +332,7 @@ void row_fill(struct row *r, const struct allocinfo_entry *e)
 	r->bytes = allocinfo_entry_bytes(e);
 	r->calls = allocinfo_entry_calls(e);
 	r->e = e;
+	stats_read(&r->st, e);
 }
 
 int row_match(const struct row *r)
@@ -284,6 +385,11 @@ static int cmp_key(const struct row *a, const struct row *b, enum key k)
 	case K_FILE: return strcmp(field(a, K_FILE), field(b, K_FILE));
 	case K_FUNC: return strcmp(field(a, K_FUNC), field(b, K_FUNC));
 	case K_MODULE: return strcmp(field(a, K_MODULE), field(b, K_MODULE));
+	case K_ALLOCS: return a->st.allocs < b->st.allocs ? -1 : a->st.allocs > b->st.allocs;
+	case K_CHURN: return a->st.churn < b->st.churn ? -1 : a->st.churn > b->st.churn;
+	case K_FAILED: return a->st.failed < b->st.failed ? -1 : a->st.failed > b->st.failed;
+	case K_SLACK: return stats_slack(&a->st) < stats_slack(&b->st) ? -1 :
+			     stats_slack(&a->st) > stats_slack(&b->st);
 	}
 	return 0;
 }
@@ -322,6 +428,8 @@ int parse_sort(const char *s)
 		{ "bytes", K_BYTES, 1 }, { "calls", K_CALLS, 1 }, { "avg", K_AVG, 1 },
 		{ "rate", K_RATE, 1 }, { "file", K_FILE, 0 }, { "line", K_LINE, 0 },
 		{ "func", K_FUNC, 0 }, { "module", K_MODULE, 0 },
+		{ "allocs", K_ALLOCS, 1 }, { "churn", K_CHURN, 1 },
+		{ "failed", K_FAILED, 1 }, { "slack", K_SLACK, 1 },
 	};
 	char *dup = xstrdup(s), *tok, *save = NULL;
 
@@ -337,7 +445,8 @@ int parse_sort(const char *s)
 				break;
 		if (i == sizeof(keys) / sizeof(keys[0]))
 			usage_error("unknown sort key '%s' (keys: bytes, calls, avg, rate, "
-				    "file, line, func, module)", tok);
+				    "file, line, func, module, allocs, churn, failed, slack)",
+				    tok);
 		if (opt.nsort == 16)
 			usage_error("too many sort keys");
 		opt.sort[opt.nsort].key = keys[i].k;
@@ -407,6 +516,7 @@ size_t rows_group(struct row *rows, size_t n)
 			rows[out - 1].bytes = sat_add(rows[out - 1].bytes, rows[i].bytes);
 			rows[out - 1].calls = sat_addu(rows[out - 1].calls, rows[i].calls);
 			rows[out - 1].rate += rows[i].rate;
+			stats_add(&rows[out - 1].st, &rows[i].st);
 			rows[out - 1].sites++;
 			free(rows[i].key);
 			continue;
@@ -445,15 +555,81 @@ static const char *group_label(const struct row *r)
 	return r->key;
 }
 
+static int width(const char *s, int w);
+
 static void kv_text(FILE *f, const struct allocinfo_entry *e, const char *sep,
-		    const char *pairsep)
+		    const char *pairsep, int skip_stats)
 {
 	const char *k, *v;
+	int n = 0;
 
 	for (size_t i = 0; e && i < allocinfo_entry_kv_count(e); i++) {
 		allocinfo_entry_kv_get(e, i, &k, &v);
-		fprintf(f, "%s%s%s%s", i ? pairsep : "", k, sep, v);
+		if (skip_stats && stats_key(k))
+			continue;
+		fprintf(f, "%s%s%s%s", n++ ? pairsep : "", k, sep, v);
 	}
+}
+
+/* Pairs of @r left for the EXTRA column: those not shown as columns. */
+static size_t extra_count(const struct row *r, int stats_cols)
+{
+	size_t n = allocinfo_entry_kv_count(r->e);
+	const char *k, *v;
+
+	if (!stats_cols || !r->st.valid || !r->e)
+		return n;
+	for (size_t i = 0; i < allocinfo_entry_kv_count(r->e); i++) {
+		allocinfo_entry_kv_get(r->e, i, &k, &v);
+		n -= stats_key(k);
+	}
+	return n;
+}
+
+/* Widths of the lifetime count columns: ALLOCS CHURN FAILED SLACK. */
+struct stats_w {
+	int on, a, c, f, s;
+};
+
+static void stats_text(const struct stats *st, char a[32], char c[64],
+		       char fl[32], char sl[64])
+{
+	if (!st->valid) {
+		strcpy(a, "-"); strcpy(c, "-"); strcpy(fl, "-"); strcpy(sl, "-");
+		return;
+	}
+	snprintf(a, 32, "%" PRIu64, st->allocs);
+	fmt_size(c, 64, st->churn > INT64_MAX ? INT64_MAX : (int64_t)st->churn, opt.raw);
+	snprintf(fl, 32, "%" PRIu64, st->failed);
+	fmt_size(sl, 64, (int64_t)(stats_slack(st) > INT64_MAX ? INT64_MAX : stats_slack(st)),
+		 opt.raw);
+}
+
+static void stats_widths(struct stats_w *w, const struct row *rows, size_t shown)
+{
+	char a[32], c[64], fl[32], sl[64];
+
+	*w = (struct stats_w){ 0, 6, 5, 6, 5 };
+	for (size_t i = 0; i < shown; i++) {
+		if (!rows[i].st.valid)
+			continue;
+		w->on = 1;
+		stats_text(&rows[i].st, a, c, fl, sl);
+		w->a = width(a, w->a);
+		w->c = width(c, w->c);
+		w->f = width(fl, w->f);
+		w->s = width(sl, w->s);
+	}
+}
+
+static void stats_cols(FILE *f, const struct stats_w *w, const struct stats *st)
+{
+	char a[32], c[64], fl[32], sl[64];
+
+	if (!w->on)
+		return;
+	stats_text(st, a, c, fl, sl);
+	fprintf(f, " %*s %*s %*s %*s", w->a, a, w->c, c, w->f, fl, w->s, sl);
 }
 
 void json_str(FILE *f, const char *s)
@@ -515,6 +691,9 @@ static void out_table(FILE *f, struct row *rows, size_t n, size_t shown,
 {
 	char b[64], c[32], a[64], loc[64];
 	int wb = 5, wc = 5, wa = 3, wl = 8, wf = 8, wm = 6, haskv = 0;
+	struct stats_w sw;
+
+	stats_widths(&sw, rows, shown);
 
 	for (size_t i = 0; i < shown; i++) {
 		struct row *r = &rows[i];
@@ -532,16 +711,18 @@ static void out_table(FILE *f, struct row *rows, size_t n, size_t shown,
 		wl = lw > wl ? lw : wl;
 		wf = width(r->func, wf);
 		wm = width(modname(r->module), wm);
-		haskv |= allocinfo_entry_kv_count(r->e) > 0;
+		haskv |= extra_count(r, sw.on) > 0;
 	}
+	fprintf(f, "%*s %*s %*s", wb, "BYTES", wc, "CALLS", wa, "AVG");
+	if (sw.on)
+		fprintf(f, " %*s %*s %*s %*s", sw.a, "ALLOCS", sw.c, "CHURN", sw.f,
+			"FAILED", sw.s, "SLACK");
 	if (opt.group)
-		fprintf(f, "%*s %*s %*s %6s  %s\n", wb, "BYTES", wc, "CALLS", wa, "AVG",
-			"SITES", opt.group == G_DIR ? "DIR" : opt.group == G_FILE ? "FILE" :
-			opt.group == G_FUNC ? "FUNCTION" : "MODULE");
+		fprintf(f, " %6s  %s\n", "SITES", opt.group == G_DIR ? "DIR" :
+			opt.group == G_FILE ? "FILE" : opt.group == G_FUNC ? "FUNCTION" : "MODULE");
 	else
-		fprintf(f, "%*s %*s %*s  %-*s %-*s %-*s%s\n", wb, "BYTES", wc, "CALLS",
-			wa, "AVG", wl, "LOCATION", wf, "FUNCTION", haskv ? wm : 0,
-			"MODULE", haskv ? " EXTRA" : "");
+		fprintf(f, "  %-*s %-*s %-*s%s\n", wl, "LOCATION", wf, "FUNCTION",
+			haskv ? wm : 0, "MODULE", haskv ? " EXTRA" : "");
 	for (size_t i = 0; i < shown; i++) {
 		struct row *r = &rows[i];
 
@@ -551,20 +732,20 @@ static void out_table(FILE *f, struct row *rows, size_t n, size_t shown,
 			fmt_size(a, sizeof(a), avg_bytes(r->bytes, r->calls), opt.raw);
 		else
 			strcpy(a, "-");
+		fprintf(f, "%*s %*s %*s", wb, b, wc, c, wa, a);
+		stats_cols(f, &sw, &r->st);
 		if (opt.group) {
-			fprintf(f, "%*s %*s %*s %6zu  %s\n", wb, b, wc, c, wa, a,
-				r->sites, group_label(r));
+			fprintf(f, " %6zu  %s\n", r->sites, group_label(r));
 			continue;
 		}
-		int lw = fprintf(f, "%*s %*s %*s  %s:%lu", wb, b, wc, c, wa, a,
-				 r->file, r->line);
+		int lw = fprintf(f, "  %s:%lu", r->file, r->line);
 		snprintf(loc, sizeof(loc), ":%lu", r->line);
 		lw = wl - (int)(strlen(r->file) + strlen(loc));
 		fprintf(f, "%*s %-*s %-*s", lw, "", wf, r->func,
 			haskv ? wm : 0, modname(r->module));
-		if (haskv && allocinfo_entry_kv_count(r->e)) {
+		if (haskv && extra_count(r, sw.on)) {
 			fputc(' ', f);
-			kv_text(f, r->e, ":", " ");
+			kv_text(f, r->e, ":", " ", sw.on && r->st.valid);
 		}
 		fputc('\n', f);
 	}
@@ -592,6 +773,11 @@ static void out_json(FILE *f, struct row *rows, size_t n, size_t shown,
 			fprintf(f, "%" PRId64, avg_bytes(r->bytes, r->calls));
 		else
 			fputs("null", f);
+		if (r->st.valid)
+			fprintf(f, ",\"total_calls\":%" PRIu64 ",\"total_bytes\":%" PRIu64
+				",\"failed\":%" PRIu64 ",\"requested\":%" PRIu64
+				",\"slack\":%" PRIu64, r->st.allocs, r->st.churn,
+				r->st.failed, r->st.requested, stats_slack(&r->st));
 		if (opt.group) {
 			fprintf(f, ",\"sites\":%zu,\"key\":", r->sites);
 			json_str(f, r->key);
@@ -658,7 +844,7 @@ static void out_csv(FILE *f, struct row *rows, size_t shown)
 
 			if (!m)
 				err(EX_RUNTIME, "open_memstream");
-			kv_text(m, r->e, ":", " ");
+			kv_text(m, r->e, ":", " ", 0);
 			fclose(m);
 			csv_str(f, s);
 			free(s);
@@ -960,7 +1146,8 @@ static void usage(FILE *f)
 	      "  -n, --lines N           show the first N rows (table default 20)\n"
 	      "  -a, --all               show all rows\n"
 	      "  -s, --sort KEYS         comma-separated keys: bytes calls avg rate file\n"
-	      "                          line func module; prefix - descending, + ascending\n"
+	      "                          line func module allocs churn failed slack;\n"
+	      "                          prefix - descending, + ascending\n"
 	      "                          (default: bytes, descending)\n"
 	      "      --module RE         keep modules matching RE (vmlinux: built-in)\n"
 	      "      --exclude-module RE drop modules matching RE\n"

@@ -15,7 +15,8 @@
 #define EX_MALFORMED 3
 
 enum fmt { FMT_TABLE, FMT_JSON, FMT_CSV, FMT_OPENMETRICS, FMT_FOLDED };
-enum key { K_BYTES, K_CALLS, K_AVG, K_FILE, K_LINE, K_FUNC, K_MODULE, K_RATE };
+enum key { K_BYTES, K_CALLS, K_AVG, K_FILE, K_LINE, K_FUNC, K_MODULE, K_RATE,
+	   K_ALLOCS, K_CHURN, K_FAILED, K_SLACK };
 enum group { G_NONE, G_MODULE, G_DIR, G_FILE, G_FUNC };
 
 struct sortkey {
@@ -55,6 +56,24 @@ struct opts {
 extern struct opts opt;
 extern const char *proc_root;
 
+/*
+ * Lifetime counts of a kernel built with CONFIG_MEM_ALLOC_PROFILING_STATS:
+ * the key:value pairs total_calls, total_bytes, failed and requested.
+ */
+struct stats {
+	int valid;		/* all four pairs present and well-formed */
+	uint64_t allocs;	/* total_calls */
+	uint64_t churn;		/* total_bytes */
+	uint64_t failed;
+	uint64_t requested;
+};
+
+/* Bytes lost to size-class rounding: allocated minus requested. */
+static inline uint64_t stats_slack(const struct stats *s)
+{
+	return s->churn > s->requested ? s->churn - s->requested : 0;
+}
+
 /* One line of output: a call site or a group of them. */
 struct row {
 	const char *file, *func, *module;	/* module NULL: built-in */
@@ -66,6 +85,7 @@ struct row {
 	double rate;
 	size_t sites;
 	int status;				/* diff: 0 same, 1 new, 2 gone */
+	struct stats st, old_st;		/* lifetime counts, if shown */
 	const struct allocinfo_entry *e;
 };
 
@@ -130,6 +150,10 @@ void usage_error(const char *fmt, ...);
 char *live_path(void);
 char *read_small(const char *path);
 void row_fill(struct row *r, const struct allocinfo_entry *e);
+int stats_key(const char *key);
+const char *stats_check(const struct allocinfo_entry *e, const char **key);
+void stats_read(struct stats *s, const struct allocinfo_entry *e);
+void stats_add(struct stats *to, const struct stats *s);
 int row_match(const struct row *r);
 int rows_cmp(const struct row *a, const struct row *b);
 void rows_sort(struct row *rows, size_t n);

@@ -454,6 +454,46 @@ check "growth: live sampling with -c and -d" eval '[ $rc = 0 ] && has "^-- 0 gro
 run growth -c 1 -f "$F/v1.txt"
 check "growth: needs two samples" eval '[ $rc = 2 ]'
 
+# ---- lifetime counts (CONFIG_MEM_ALLOC_PROFILING_STATS) ------------------
+# kv FILE LOC KEY: a pair of the fixture's row at LOC, through awk
+kv() { awk -v loc="$2" -v k="$3" '$3 == loc { for (i = 4; i <= NF; i++) if (index($i, k ":") == 1) print substr($i, length(k) + 2) }' "$1"; }
+S=$F/v2-stats.txt
+run -a --bytes "$S"
+check "stats: columns after AVG" eval 'head -1 "$T/out" | grep -q "AVG *ALLOCS *CHURN *FAILED *SLACK *LOCATION"'
+check "stats: a row shows allocs, churn, failed and slack" eval "row1 >/dev/null; grep -q \"^ *4096 *32 *128 *$(kv "$S" mm/a.c:12 total_calls) *$(kv "$S" mm/a.c:12 total_bytes) *$(kv "$S" mm/a.c:12 failed) *$(($(kv "$S" mm/a.c:12 total_bytes) - $(kv "$S" mm/a.c:12 requested))) *mm/a.c:12\" \"\$T/out\""
+check "stats: unknown pairs stay in EXTRA, counts do not" eval 'grep "mm/d.c:40" "$T/out" | grep -q " future:x$" && ! grep -q "total_calls:" "$T/out" && grep "mm/c.c:30" "$T/out" | grep -q "accurate:no$"'
+run -a --sort churn "$S"
+check "stats: --sort churn puts the most bytes ever allocated first" eval 'row1 | grep -q "mm/c.c:30"'
+run -a --sort allocs "$S"
+check "stats: --sort allocs" eval 'row1 | grep -q "mm/c.c:30" && rows | tail -1 | grep -q "mm/d.c:40"'
+run -a --sort failed "$S"
+check "stats: --sort failed" eval 'row1 | grep -q "mm/d.c:40" && rows | sed -n 2p | grep -q "mm/a.c:12"'
+run -a --sort slack "$S"
+check "stats: --sort slack" eval 'row1 | grep -q "mm/c.c:30" && rows | tail -1 | grep -q "mm/b.c:20"'
+run -a --sort +failed,file "$S"
+check "stats: ascending failed, ties by file" eval 'row1 | grep -q "mm/b.c:20"'
+run --json "$S"
+check "stats: JSON numbers" eval '[ "$(jget "[r[\"failed\"] for r in d[\"rows\"] if r[\"file\"] == \"mm/d.c\"][0]")" = "$(kv "$S" mm/d.c:40 failed)" ] && [ "$(jget "[r[\"slack\"] for r in d[\"rows\"] if r[\"file\"] == \"mm/a.c\"][0]")" = 57600 ]'
+run -a -b -g module "$S"
+# calls and failed summed over the built-in rows, through awk
+vm=$(awk '/^ / && $4 !~ /^\[/ { c += $2; for (i = 4; i <= NF; i++) if ($i ~ /^failed:/) f += substr($i, 8) } END { print c, f }' "$S")
+check "stats: groups sum the counts" eval 'grep -q "^ *[0-9]* *${vm% *} .* ${vm#* } .*vmlinux$" "$T/out"'
+run diff -b "$S" "$F/v2-stats-later.txt"
+check "stats: diff shows growth of allocs, churn and failed" eval '[ $rc = 0 ] && head -1 "$T/out" | grep -q "ALLOCS+ *CHURN+ *FAILED+" && grep -q "^ *0 *4096 *4096 *+0 *100 *12800 *2  mm/a.c:12" "$T/out"'
+check "stats: diff lists a new site with all its counts" eval 'grep -q "^ *+128 .* 4 *512 *1  mm/e.c:50 .*new$" "$T/out"'
+check "stats: diff skips sites whose counts did not move" eval '! grep -q "mm/b.c:20" "$T/out"'
+run diff --json "$S" "$F/v2-stats-later.txt"
+check "stats: diff JSON deltas" eval '[ "$(jget "[r[\"delta_failed\"] for r in d[\"rows\"] if r[\"file\"] == \"mm/a.c\"][0]")" = 2 ]'
+run -a "$F/malformed/bad-stats.txt"
+check "stats: a value that is not a count is named with its line" eval '[ $rc = 0 ] && errhas "bad-stats.txt:4: malformed total_calls:many: expected an unsigned decimal count" && errhas "bad-stats.txt:5: malformed failed:-1"'
+check "stats: such rows are shown without counts" eval 'grep "mm/d.c:40" "$T/out" | grep -q " - .* total_calls:many"'
+run --strict -a "$F/malformed/bad-stats.txt"
+check "stats: bad counts are fatal with --strict" eval '[ $rc = 3 ] && errhas "fatal with --strict"'
+run -a "$F/v1.txt"
+check "stats: no stats columns without the pairs" eval '! head -1 "$T/out" | grep -q ALLOCS'
+run --sort bogus "$S"
+check "stats: unknown sort key lists the new keys" eval '[ $rc = 2 ] && errhas "allocs, churn, failed, slack"'
+
 # ---- big and captured files --------------------------------------------
 "$GEN" 20000 3 2 >"$T/big.txt"
 run --json --strict "$T/big.txt"

@@ -1,0 +1,50 @@
+# Lifetime counts (CONFIG_MEM_ALLOC_PROFILING_STATS): the
+# allocprof_stats_test module, built only for kernels with the option,
+# allocates and frees from one line and fails a kmalloc() on another.
+# Checked: every row carries total_calls:, total_bytes:, failed: and
+# requested: after the function, the test lines show exact counts, and
+# kernels without the option print no such pairs.
+
+if [ ! -e /proc/allocinfo ]; then
+	t_skip "lifetime counts" "no /proc/allocinfo (profiling not built or never)"
+	return 0
+fi
+if [ ! -f "$MODDIR/allocprof_stats_test.ko" ]; then
+	t_eq "no lifetime counts without MEM_ALLOC_PROFILING_STATS" 0 \
+		"$(grep -c ' total_calls:' /proc/allocinfo)"
+	return 0
+fi
+
+t_eq "every row ends in the lifetime counts" "" "$(awk 'NR > 2 &&
+	!/^ *-?[0-9]+ +[0-9]+ [^ ]+:[0-9]+ (\[[^]]+\] )?func:[^ ]+ total_calls:[0-9]+ total_bytes:[0-9]+ failed:[0-9]+ requested:[0-9]+( accurate:no)?$/' \
+	/proc/allocinfo | head -2)"
+t_eq "header stays 2.0" "allocinfo - version: 2.0" "$(head -1 /proc/allocinfo)"
+if [ "$(cat /proc/sys/vm/mem_profiling)" != 1 ]; then
+	t_skip "lifetime counts of a test module" "profiling switched off"
+	return 0
+fi
+
+sp=/proc/allocprof_stats_test
+# sp_row KIND: the counts of the module's row for that line, as
+# "bytes calls total_calls total_bytes failed requested"
+sp_row() {
+	loc=$(awk -v k="$1" '$1 == k { print $2 }' $sp)
+	grep " $loc \[allocprof_stats_test\] func:" /proc/allocinfo |
+		sed -E 's/ [a-z_]+:/ /g' | awk '{ print $1, $2, $6, $7, $8, $9 }'
+}
+# sp_expect KIND: what sp_row must print after the runs so far
+sp_expect() {
+	awk -v k="$1" '$1 == "churn" && k == "churn" { n = $3 * $4; print 0, 0, n, n * $6, 0, n * $5 }
+		$1 == "fail" && k == "fail" { print 0, 0, 0, 0, $3, 0 }' $sp
+}
+
+t_check "allocprof_stats_test loads" insmod "$MODDIR/allocprof_stats_test.ko"
+[ -e $sp ] || { t_fail "allocprof_stats_test proc file" "missing"; return 0; }
+t_eq "churn line: 10 allocations, 1280 bytes, 1000 requested" \
+	"$(sp_expect churn)" "$(sp_row churn)"
+t_eq "failing kmalloc counted once at its line" "$(sp_expect fail)" \
+	"$(sp_row fail)"
+echo run >$sp
+t_eq "churn line after a second run" "$(sp_expect churn)" "$(sp_row churn)"
+t_eq "failures after a second run" "$(sp_expect fail)" "$(sp_row fail)"
+t_check "allocprof_stats_test unloads" rmmod allocprof_stats_test
