@@ -11,16 +11,14 @@
  *   fail <file>:<line> <runs>
  */
 #include <linux/module.h>
-#include <linux/mutex.h>
-#include <linux/proc_fs.h>
-#include <linux/seq_file.h>
 #include <linux/slab.h>
+
+#include "allocprof_ctl.h"
 
 #define CHURN_N		10
 #define CHURN_SIZE	100
 
 static unsigned int churn_line, fail_line, runs;
-static DEFINE_MUTEX(test_lock);
 /* Not a constant, so that the compiler does not see the failure coming */
 static unsigned long huge_size = KMALLOC_MAX_SIZE + 1;
 module_param(huge_size, ulong, 0444);
@@ -43,57 +41,29 @@ static int test_run(void)
 	return p ? -EINVAL : 0;
 }
 
-static int test_show(struct seq_file *m, void *v)
+static int ctl_show(struct seq_file *m)
 {
-	mutex_lock(&test_lock);
 	seq_printf(m, "churn %s:%u %u %u %u %u\n", __FILE__, churn_line, runs,
 		   CHURN_N, CHURN_SIZE, kmalloc_size_roundup(CHURN_SIZE));
 	seq_printf(m, "fail %s:%u %u\n", __FILE__, fail_line, runs);
-	mutex_unlock(&test_lock);
 	return 0;
 }
 
-static int test_open(struct inode *inode, struct file *file)
+static int ctl_command(const char *cmd, const char __user *ubuf, size_t len)
 {
-	return single_open(file, test_show, NULL);
+	return sysfs_streq(cmd, "run") ? test_run() : -EINVAL;
 }
-
-static ssize_t test_write(struct file *file, const char __user *ubuf,
-			  size_t len, loff_t *off)
-{
-	char buf[8] = "";
-	int ret;
-
-	if (copy_from_user(buf, ubuf, min(len, sizeof(buf) - 1)))
-		return -EFAULT;
-	if (!sysfs_streq(buf, "run"))
-		return -EINVAL;
-	mutex_lock(&test_lock);
-	ret = test_run();
-	mutex_unlock(&test_lock);
-	return ret ? ret : len;
-}
-
-static const struct proc_ops test_ops = {
-	.proc_open	= test_open,
-	.proc_read	= seq_read,
-	.proc_lseek	= seq_lseek,
-	.proc_release	= single_release,
-	.proc_write	= test_write,
-};
 
 static int __init allocprof_stats_test_init(void)
 {
 	int ret = test_run();
 
-	if (!ret && !proc_create("allocprof_stats_test", 0600, NULL, &test_ops))
-		ret = -ENOMEM;
-	return ret;
+	return ret ? ret : ctl_create();
 }
 
 static void __exit allocprof_stats_test_exit(void)
 {
-	remove_proc_entry("allocprof_stats_test", NULL);
+	ctl_remove();
 }
 
 module_init(allocprof_stats_test_init);
