@@ -6,20 +6,7 @@
 A=$1
 GEN=${2:-build/gen}
 F=tests/fixtures
-T=$(mktemp -d /tmp/allocinfo-cli.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-n=0
-failed=0
-
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() {
-	n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"
-	[ -s "$T/err" ] && sed 's/^/#   stderr: /' "$T/err" | head -5
-	[ -s "$T/out" ] && sed 's/^/#   stdout: /' "$T/out" | head -8
-}
-check() { name=$1; shift; if "$@"; then ok "$name"; else nok "$name"; fi; }
-# every run is bounded: a regression must fail, not hang the suite
-run() { timeout 60 "$A" "$@" >"$T/out" 2>"$T/err"; rc=$?; }
+. "${0%/*}/tap.sh"
 # rows of a table: lines between the header and the "--" footer
 rows() { sed -n '2,$p' "$T/out" | grep -v '^-- '; }
 nrows() { rows | wc -l | tr -d ' '; }
@@ -507,5 +494,4 @@ for c in "$F"/captured/*; do
 done
 [ $found = 1 ] || ok "captured: no captured files yet # SKIP tests/fixtures/captured is empty"
 
-echo "1..$n"
-[ $failed = 0 ]
+tap_done

@@ -5,19 +5,7 @@
 # numbers come from the fixture through awk, not from allocinfo.
 A=$1
 F=tests/fixtures/numa.txt
-T=$(mktemp -d /tmp/allocinfo-numa.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-n=0
-failed=0
-
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() {
-	n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"
-	[ -s "$T/err" ] && sed 's/^/#   stderr: /' "$T/err" | head -5
-	[ -s "$T/out" ] && sed 's/^/#   stdout: /' "$T/out" | head -8
-}
-check() { name=$1; shift; if "$@"; then ok "$name"; else nok "$name"; fi; }
-run() { timeout 60 "$A" "$@" >"$T/out" 2>"$T/err"; rc=$?; }
+. "${0%/*}/tap.sh"
 # fixture: bytes and calls of LOC on NODE, "0 0" if it has no row there
 want() {
 	awk -v loc="$1" -v node="node:$2" '$3 == loc && $0 ~ (" " node "( |$)") { b += $1; c += $2 }
@@ -80,5 +68,4 @@ mkdir -p "$T/proc" && cp "$F" "$T/proc/allocinfo_numa"
 ALLOCINFO_PROC_ROOT=$T/proc run --numa -b --csv
 check "live: reads PROC_ROOT/allocinfo_numa" eval '[ $rc = 0 ] && [ "$(got lib/idr.c:42 2)" = "$(want lib/idr.c:42 2)" ]'
 
-echo "1..$n"
-[ $failed = 0 ]
+tap_done
