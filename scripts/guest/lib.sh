@@ -64,6 +64,23 @@ have_module() {
 	return 1
 }
 
+# load_test_module NAME: load test module NAME; false, and reported, when
+# its control file /proc/NAME did not appear.
+load_test_module() {
+	t_check "$1 loads" insmod "$MODDIR/$1.ko"
+	[ -e "/proc/$1" ] && return 0
+	t_fail "$1 proc file" "missing"
+	return 1
+}
+
+# rows_exact DESC MODULE ZERO: every row test module MODULE lists is exact
+# in /proc/allocinfo; ZERO=1, or profiling switched off, expects 0 0.
+rows_exact() {
+	_zero=$3
+	[ "$(cat /proc/sys/vm/mem_profiling)" = 1 ] || _zero=1
+	t_eq "$1" "" "$(rows_differ "$2" "$_zero")"
+}
+
 # rows_differ MODULE ZERO: print (at most three of) the rows that test
 # module MODULE lists in /proc/MODULE ("file:line bytes calls api") that
 # /proc/allocinfo does not show exactly; ZERO=1 expects "0 0" instead.

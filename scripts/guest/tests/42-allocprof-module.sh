@@ -13,28 +13,17 @@ have_module "allocprof_test module rows" allocprof_test || return 0
 
 am_on=$(cat /proc/sys/vm/mem_profiling)
 
-# am_check DESC ZERO: compare every expected row; ZERO=1 expects 0 0.
-am_check() {
-	_zero=$2
-	[ "$am_on" = 1 ] || _zero=1
-	t_eq "$1" "" "$(rows_differ allocprof_test "$_zero")"
-}
-
 t_check "allocprof_keeper loads" insmod "$MODDIR/allocprof_keeper.ko"
-t_check "allocprof_test loads" insmod "$MODDIR/allocprof_test.ko"
-if [ ! -e /proc/allocprof_test ]; then
-	t_fail "allocprof_test proc file" "missing"
-	return 0
-fi
+load_test_module allocprof_test || return 0
 t_check "allocprof_test covers the page APIs ($(wc -l </proc/allocprof_test))" \
 	[ "$(wc -l </proc/allocprof_test)" -ge 12 ]
-am_check "module rows exact after allocation" 0
+rows_exact "module rows exact after allocation" allocprof_test 0
 t_check "module rows carry [allocprof_test]" grep -q " \[allocprof_test\] func:" /proc/allocinfo
 
 echo free >/proc/allocprof_test
-am_check "module rows zero after free" 1
+rows_exact "module rows zero after free" allocprof_test 1
 echo alloc >/proc/allocprof_test
-am_check "module rows exact after reallocation" 0
+rows_exact "module rows exact after reallocation" allocprof_test 0
 
 t_check "allocprof_test unloads after freeing" rmmod allocprof_test
 t_eq "no unload warning when nothing is left" "" \
@@ -43,7 +32,7 @@ t_eq "module rows gone after unload" 0 "$(grep -c '\[allocprof_test\]' /proc/all
 
 # Unload with live allocations.
 t_check "allocprof_test loads again" insmod "$MODDIR/allocprof_test.ko"
-am_check "module rows exact after reload" 0
+rows_exact "module rows exact after reload" allocprof_test 0
 t_check "pages handed to allocprof_keeper" sh -c 'echo stash >/proc/allocprof_test'
 t_check "allocprof_test unloads with live pages" rmmod allocprof_test
 am_warn=$(dmesg | grep -c 'module allocprof_test unloaded with [0-9]* bytes')

@@ -28,11 +28,6 @@ have_module "slab accounting" allocprof_slab_test || return 0
 
 st_proc=/proc/allocprof_slab_test
 
-# st_check DESC ZERO: compare every expected row; ZERO=1 expects 0 0.
-st_check() {
-	t_eq "$1" "" "$(rows_differ allocprof_slab_test "$2")"
-}
-
 # Rows of the slab entry points themselves: with every caller annotated
 # and the allocator calling _noprof variants inside, there must be none.
 st_internal_rows() {
@@ -40,14 +35,10 @@ st_internal_rows() {
 		/proc/allocinfo | awk '$1 != 0' | head -3
 }
 
-t_check "allocprof_slab_test loads" insmod "$MODDIR/allocprof_slab_test.ko"
-if [ ! -e $st_proc ]; then
-	t_fail "allocprof_slab_test proc file" "missing"
-	return 0
-fi
+load_test_module allocprof_slab_test || return 0
 t_check "allocprof_slab_test covers the slab APIs ($(wc -l <$st_proc))" \
 	[ "$(wc -l <$st_proc)" -ge 25 ]
-st_check "slab rows exact after allocation" 0
+rows_exact "slab rows exact after allocation" allocprof_slab_test 0
 t_eq "large kmalloc charged to the module" \
 	"$(awk '$4 == "kmalloc-large" { print $2, $3 }' $st_proc)" \
 	"$(grep " $(awk '$4 == "kmalloc-large" { print $1 }' $st_proc) \[" /proc/allocinfo | awk '{ print $1, $2 }')"
@@ -60,9 +51,9 @@ if [ -r /proc/slabinfo ]; then
 fi
 
 echo free >$st_proc
-st_check "slab rows zero after free" 1
+rows_exact "slab rows zero after free" allocprof_slab_test 1
 echo alloc >$st_proc
-st_check "slab rows exact after reallocation" 0
+rows_exact "slab rows exact after reallocation" allocprof_slab_test 0
 
 # Memory cgroup coexistence: objects allocated from a child cgroup.
 st_cg=/sys/fs/cgroup
@@ -90,11 +81,11 @@ if grep -q '^memory[[:space:]].*1$' /proc/cgroups 2>/dev/null &&
 	echo alloc >$st_proc
 	st_settle '[ $(($(st_slab_stat) - before)) -ge 32768 ]'
 	after=$(st_slab_stat)
-	st_check "slab rows exact when allocated in a memory cgroup" 0
+	rows_exact "slab rows exact when allocated in a memory cgroup" allocprof_slab_test 0
 	t_check "accounted slab objects charged to the memory cgroup ($before -> $after)" \
 		[ $((after - before)) -ge 32768 ]
 	echo free >$st_proc
-	st_check "slab rows zero after free in a memory cgroup" 1
+	rows_exact "slab rows zero after free in a memory cgroup" allocprof_slab_test 1
 	st_settle '[ $((after - $(st_slab_stat))) -ge 32768 ]'
 	t_check "memory cgroup uncharged after free ($after -> $(st_slab_stat))" \
 		[ $((after - $(st_slab_stat))) -ge 32768 ]

@@ -42,11 +42,7 @@ cv_internal_rows() {
 		/proc/allocinfo 2>/dev/null | awk '$1 != 0 || $2 != 0'
 }
 
-t_check "allocprof_cov_test loads" insmod "$MODDIR/allocprof_cov_test.ko"
-if [ ! -e $cv_proc ]; then
-	t_fail "allocprof_cov_test proc file" "missing"
-	return 0
-fi
+load_test_module allocprof_cov_test || return 0
 cv_internal=$(cv_internal_rows)
 # The user-copy helpers copy the command, which must end with a NUL.
 t_check "allocation APIs called" sh -c "printf 'alloc\\000' >$cv_proc"

@@ -17,19 +17,8 @@ have_module "per-CPU accounting" allocprof_percpu_test || return 0
 pc_proc=/proc/allocprof_percpu_test
 pc_on=$(cat /proc/sys/vm/mem_profiling)
 
-# pc_check DESC ZERO: compare every expected row; ZERO=1 expects 0 0.
-pc_check() {
-	_zero=$2
-	[ "$pc_on" = 1 ] || _zero=1
-	t_eq "$1" "" "$(rows_differ allocprof_percpu_test "$_zero")"
-}
-
 t_check "allocprof_keeper loads" insmod "$MODDIR/allocprof_keeper.ko"
-t_check "allocprof_percpu_test loads" insmod "$MODDIR/allocprof_percpu_test.ko"
-if [ ! -e $pc_proc ]; then
-	t_fail "allocprof_percpu_test proc file" "missing"
-	return 0
-fi
+load_test_module allocprof_percpu_test || return 0
 t_check "allocprof_percpu_test covers the per-CPU APIs ($(wc -l <$pc_proc))" \
 	[ "$(wc -l <$pc_proc)" -ge 6 ]
 # Bytes are size x possible CPUs: cross-check the module's CPU count.
@@ -37,12 +26,12 @@ pc_cpus=$(grep -c '^processor' /proc/cpuinfo 2>/dev/null || echo 0)
 pc_row=$(awk '$4 == "__alloc_percpu" { print $2 }' $pc_proc)
 t_check "__alloc_percpu(100) charged 100 x CPUs ($pc_row, $pc_cpus CPUs online)" \
 	[ "$pc_row" -ge $((100 * pc_cpus)) -a $((pc_row % 100)) -eq 0 ]
-pc_check "per-CPU rows exact after allocation" 0
+rows_exact "per-CPU rows exact after allocation" allocprof_percpu_test 0
 
 echo free >$pc_proc
-pc_check "per-CPU rows zero after free" 1
+rows_exact "per-CPU rows zero after free" allocprof_percpu_test 1
 echo alloc >$pc_proc
-pc_check "per-CPU rows exact after reallocation" 0
+rows_exact "per-CPU rows exact after reallocation" allocprof_percpu_test 0
 
 t_check "areas handed to allocprof_keeper" sh -c "echo stash >$pc_proc"
 t_check "allocprof_percpu_test unloads with live areas" rmmod allocprof_percpu_test

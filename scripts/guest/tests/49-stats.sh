@@ -38,8 +38,7 @@ sp_expect() {
 		$1 == "fail" && k == "fail" { print 0, 0, 0, 0, $3, 0 }' $sp
 }
 
-t_check "allocprof_stats_test loads" insmod "$MODDIR/allocprof_stats_test.ko"
-[ -e $sp ] || { t_fail "allocprof_stats_test proc file" "missing"; return 0; }
+load_test_module allocprof_stats_test || return 0
 t_eq "churn line: 10 allocations, 1280 bytes, 1000 requested" \
 	"$(sp_expect churn)" "$(sp_row churn)"
 t_eq "failing kmalloc counted once at its line" "$(sp_expect fail)" \
