@@ -38,17 +38,31 @@ rm -f "$console" "$results"
 image=$kdir/arch/x86/boot/bzImage
 [ -f "$image" ] || die "no kernel at $image"
 "$ROOT/scripts/mkinitramfs.sh" "$kdir" "$logdir/initramfs.cpio.gz"
+initrd=$logdir/initramfs.cpio.gz
+# allocprof.tools=1 on the command line: the host's perf and bpftrace go
+# in too, as an uncompressed archive before the initramfs (the kernel
+# unpacks one after the other), for the one-liner tests.
+case " $cmdline " in
+*" allocprof.tools=1 "*)
+	# Without them the guest reports them missing.
+	if "$ROOT/scripts/mktools.sh" "$kdir" "$logdir/initrd"; then
+		initrd=$logdir/initrd
+		cat "$logdir/initramfs.cpio.gz" >>"$initrd"
+	fi
+	;;
+esac
 
 # shellcheck disable=SC2086
 set -- qemu-system-x86_64 -nodefaults -display none -no-reboot \
 	-m 512 -smp 2,sockets=2,cores=1,threads=1 \
-	-kernel "$image" -initrd "$logdir/initramfs.cpio.gz" \
+	-kernel "$image" -initrd "$initrd" \
 	-serial stdio -serial "file:$results" \
 	-append "console=ttyS0 panic=-1 tsc=reliable allocprof.mode=test $cmdline" \
 	$qemu_extra
 echo "$*" >"$logdir/qemu.cmd"
 status=0
 timeout "$tmo" "$@" </dev/null >"$console" 2>&1 || status=$?
+[ "$initrd" = "$logdir/initramfs.cpio.gz" ] || rm "$initrd"	# a big one
 touch "$results"
 
 n=0 failed=0

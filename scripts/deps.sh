@@ -5,7 +5,8 @@ set -eu
 
 pkgs="build-essential git flex bison bc libelf-dev libssl-dev cpio xz-utils
 ccache sparse python3-ply python3-git qemu-system-x86 busybox-static python3 perl kmod
-linux-source-6.1 linux-config-6.1 rsync dpkg-dev dwarves fakeroot"
+linux-source-6.1 linux-config-6.1 rsync dpkg-dev dwarves fakeroot
+linux-perf bpftrace"
 # The userspace tool lists its own build and test dependencies.
 if [ -f "$ROOT/tools/allocinfo/DEPS" ]; then
 	pkgs="$pkgs $(sed -e 's/#.*//' "$ROOT/tools/allocinfo/DEPS")"
