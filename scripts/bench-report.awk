@@ -73,7 +73,7 @@ END {
 	for (i = 1; i <= ncf; i++) {
 		c = cf[i]
 		if (c == "stock") continue
-		on = c == "1" || c == "1+stats"
+		on = c ~ /^1/
 		lk = on ? 25 : 2.5; lp = on ? 8 : 1
 		target("kmalloc/kfree", c, "kmalloc_free_8-240", micro, lk)
 		target("kmalloc batches", c, "kmalloc_batch64_8-240", micro, lk)
@@ -128,7 +128,8 @@ END {
 	print "| config | rows | bs | allocinfo | per row | seqref | per row | ratio |"
 	print "|---|---:|---:|---:|---:|---:|---:|---:|"
 	for (i = 1; i <= ncf; i++) {
-		c = cf[i]; if (rlist[c] == "") continue
+		# The trace variants read /proc/allocinfo as `1` does: not repeated.
+		c = cf[i]; if (rlist[c] == "" || c ~ /notrace|listener/) continue
 		n = split(rlist[c], rl, " ")
 		for (k = 1; k <= n; k++) for (b = 0; b < 3; b++) {
 			bs = b == 0 ? 1 : b == 1 ? 4096 : 65536; r = rl[k]
@@ -142,7 +143,8 @@ END {
 	print "| config | bs | allocinfo per added row | seqref per added row |"
 	print "|---|---:|---|---|"
 	for (i = 1; i <= ncf; i++) {
-		c = cf[i]; if (rlist[c] == "") continue
+		# The trace variants read /proc/allocinfo as `1` does: not repeated.
+		c = cf[i]; if (rlist[c] == "" || c ~ /notrace|listener/) continue
 		n = split(rlist[c], rl, " ")
 		for (b = 0; b < 3; b++) {
 			bs = b == 0 ? 1 : b == 1 ? 4096 : 65536; s1 = ""; s2 = ""

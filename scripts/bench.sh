@@ -1,7 +1,7 @@
 #!/bin/bash
 # make bench: build stock 6.1 and the patched series with one base config
 # (qemu + bench fragments), plus the series with the lifetime counts
-# (1+stats), boot each configuration once in QEMU with
+# (1+stats) and without its trace events (1-notrace), boot each configuration once in QEMU with
 # -icount shift=0,sleep=off -smp 1 (a guest ns is one instruction) running
 # scripts/guest/bench.sh, and write build/bench/report.md, also copied
 # into the generated section of Documentation/benchmarks.md.
@@ -25,6 +25,7 @@ SRC=$PRISTINE KOUT=$kout "$ROOT/scripts/build-kernel.sh" bench-stock
 SRC=$SERIES_SRC KOUT=$kout "$ROOT/scripts/build-kernel.sh" bench-off
 SRC=$SERIES_SRC KOUT=$kout "$ROOT/scripts/build-kernel.sh" bench-prof
 SRC=$SERIES_SRC KOUT=$kout "$ROOT/scripts/build-kernel.sh" bench-stats
+SRC=$SERIES_SRC KOUT=$kout "$ROOT/scripts/build-kernel.sh" bench-notrace
 built=$(date +%s)
 
 # Modules with many allocation call sites, to grow /proc/allocinfo.
@@ -50,7 +51,7 @@ gen_tags_module allocprof_tags_a 1000
 gen_tags_module allocprof_tags_b 2000
 
 export MODULE_DIRS="$ROOT/scripts/guest/bench-modules $out/gen-modules"
-for k in bench-stock bench-off bench-prof bench-stats; do
+for k in bench-stock bench-off bench-prof bench-stats bench-notrace; do
 	"$ROOT/scripts/mkinitramfs.sh" "$kout/$k" "$out/$k.cpio.gz"
 done
 
@@ -89,7 +90,10 @@ pair() { # "CONFIG KERNEL [CMDLINE]" "CONFIG KERNEL [CMDLINE]"
 pair "stock bench-stock" "stock-2 bench-stock"
 pair "off bench-off" "never bench-prof sysctl.vm.mem_profiling=never"
 pair "0 bench-prof sysctl.vm.mem_profiling=0" "1 bench-prof sysctl.vm.mem_profiling=1"
-boot 1+stats bench-stats sysctl.vm.mem_profiling=1
+pair "1+stats bench-stats sysctl.vm.mem_profiling=1" "1-notrace bench-notrace sysctl.vm.mem_profiling=1"
+# The alloc_tag events enabled with a filter no call site matches: what
+# they cost while someone traces other call sites.
+boot 1+listener bench-prof "sysctl.vm.mem_profiling=1 allocprof.listen=1"
 end=$(date +%s)
 
 "$ROOT/scripts/bench-report.sh" "$out/runs" \

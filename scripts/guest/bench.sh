@@ -44,6 +44,20 @@ module_cycle() {
 	done
 }
 
+# allocprof.listen=1 (1+listener): both alloc_tag events enabled with a
+# filter that no call site matches, as while someone traces another
+# call site: every charge and uncharge then builds an event to drop it.
+if grep -qw allocprof.listen=1 /proc/cmdline; then
+	tr=/sys/kernel/tracing
+	[ -d $tr/events ] || mount -t tracefs nodev $tr
+	for e in alloc_tag_charge alloc_tag_uncharge; do
+		echo 'func == "allocprof_listens_to_no_site"' >$tr/events/alloc_tag/$e/filter &&
+			echo 1 >$tr/events/alloc_tag/$e/enable ||
+			{ echo "@@ERROR enabling alloc_tag:$e"; exit 1; }
+	done
+	echo "@@LISTEN $(cat $tr/events/alloc_tag/alloc_tag_charge/enable)"
+fi
+
 cat /proc/allocprof_bench >/tmp/micro
 while read -r name ops r1 r2; do
 	echo "@@MICRO $name $ops $r1 $r2"
