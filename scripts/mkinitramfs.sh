@@ -52,6 +52,16 @@ if grep -q '^CONFIG_MODULES=y' "$kdir/.config"; then
 	done
 fi
 
+# Small static helper programs for the guest tests (scripts/guest/bin/*.c);
+# tests that need one skip when it is missing.
+for c in "$guest"/bin/*.c; do
+	[ -f "$c" ] || continue
+	p=$(basename "$c" .c)
+	gcc -static -O2 -std=c11 -Wall -o "$stage/bin/$p" "$c" 2>"$stage/gcc.log" ||
+		msg "guest helper $p not built: $(head -1 "$stage/gcc.log")"
+	rm -f "$stage/gcc.log"
+done
+
 tool=$ROOT/tools/allocinfo/build/allocinfo-static
 [ -x "$tool" ] && cp "$tool" "$stage/bin/allocinfo"
 

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * thp: hold anonymous transparent huge pages for the guest tests and cut
+ * pieces out of them on command, so that the kernel has to split them.
+ *
+ * Usage: thp N
+ * Maps N huge pages (2 MiB each) of anonymous memory at a 2 MiB aligned
+ * address, asks for huge pages with MADV_HUGEPAGE, writes all of it and
+ * prints "ready".  Then reads commands, one a line:
+ *   munmap|dontneed|protect I OFF LEN
+ * which munmap(), madvise(MADV_DONTNEED) or mprotect(PROT_READ) LEN KiB
+ * at OFF KiB into huge page I, and answers "ok".  At the end of its input
+ * it unmaps everything and exits 0; on any error it exits 1.
+ */
+#define _DEFAULT_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define HPAGE (2UL << 20)
+
+/* Apply CMD to LEN bytes at P; 0 on success, else an error is printed. */
+static int cut(char *p, const char *cmd, size_t len)
+{
+	int r;
+
+	if (!strcmp(cmd, "munmap"))
+		r = munmap(p, len);
+	else if (!strcmp(cmd, "dontneed"))
+		r = madvise(p, len, MADV_DONTNEED);
+	else if (!strcmp(cmd, "protect"))
+		r = mprotect(p, len, PROT_READ);
+	else {
+		fprintf(stderr, "thp: unknown command '%s'\n", cmd);
+		return -1;
+	}
+	if (r)
+		perror(cmd);
+	return r;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long n = argc == 2 ? strtoul(argv[1], NULL, 10) : 0;
+	unsigned long i, off, len;
+	char cmd[16], *raw, *mem;
+	size_t size = (n + 1) * HPAGE;
+
+	if (n < 1 || n > 64) {
+		fprintf(stderr, "usage: thp N (1 to 64 huge pages)\n");
+		return 1;
+	}
+	raw = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (raw == MAP_FAILED) {
+		perror("thp: mmap");
+		return 1;
+	}
+	mem = (char *)(((uintptr_t)raw + HPAGE - 1) & ~(HPAGE - 1));
+	if (madvise(mem, n * HPAGE, MADV_HUGEPAGE)) {
+		perror("thp: madvise(MADV_HUGEPAGE)");
+		return 1;
+	}
+	memset(mem, 0x5a, n * HPAGE);
+	printf("ready\n");
+	fflush(stdout);
+	while (scanf("%15s %lu %lu %lu", cmd, &i, &off, &len) == 4) {
+		if (i >= n || off + len > HPAGE / 1024 || off % 4 || len % 4) {
+			fprintf(stderr, "thp: %s %lu %lu %lu: out of range\n",
+				cmd, i, off, len);
+			return 1;
+		}
+		if (cut(mem + i * HPAGE + off * 1024, cmd, len * 1024))
+			return 1;
+		printf("ok\n");
+		fflush(stdout);
+	}
+	return munmap(raw, size) ? 1 : 0;
+}
