@@ -1,12 +1,19 @@
 # Page paths outside plain alloc/free keep charges exact (kernels with
-# compaction, THP and hugetlb, see scripts/configs/mm-paths.config):
+# compaction, THP, hugetlb and zram, see scripts/configs/mm-paths.config):
 #  - huge tmpfs folios (mm/shmem.c:shmem_alloc_hugefolio) keep their row
-#    through compaction, which migrates them, and through truncation,
-#    which splits a huge folio and frees the pieces past the new end;
+#    through compaction and through truncation, which splits a huge folio
+#    and frees the pieces past the new end;
+#  - anonymous THPs (mm/huge_memory.c:do_huge_pmd_anonymous_page), held by
+#    /bin/thp, keep their row when cut pieces split them and the pieces
+#    move in compaction;
+#  - zsmalloc pages (mm/zsmalloc.c:alloc_zspage) of a zram device keep
+#    their row when compaction migrates them through movable_ops;
 #  - hugetlb pool pages are charged to alloc_buddy_huge_page() while in
-#    the pool, also across compaction, and uncharged when the pool shrinks.
+#    the pool, also across compaction, and uncharged when the pool shrinks;
+#    a gigantic page (alloc_gigantic_page) demoted to 2 MiB pages keeps its
+#    bytes, as one call per 2 MiB page.
 # Deltas of the rows are checked exactly, with the expected values taken
-# from /proc/meminfo (the kernel may fall back to small pages).
+# from /proc/meminfo or the device's statistics where the kernel chooses.
 
 if [ ! -e /proc/allocinfo ] || [ "$(cat /proc/sys/vm/mem_profiling)" != 1 ]; then
 	t_skip "page paths" "profiling not enabled"
@@ -32,11 +39,12 @@ pp_meminfo() {
 	awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo
 }
 
-# pp_expect DESC FUNC EXPECTED: retry while freed pages drain.
+# pp_expect DESC FUNC EXPECTED: retry while freed pages drain (dropping
+# caches also runs the shrinker that splits partly unmapped THPs).
 pp_expect() {
 	_try=5
 	while [ "$(pp_row "$2")" != "$3" ] && [ "$_try" -gt 1 ]; do
-		echo 1 >/proc/sys/vm/drop_caches
+		echo 3 >/proc/sys/vm/drop_caches
 		sleep 1
 		_try=$((_try - 1))
 	done
@@ -47,12 +55,14 @@ pp_compact() {
 	echo 1 >/proc/sys/vm/compact_memory
 }
 
-pp_hf=shmem_alloc_hugefolio
-pp_dir=/tmp/page-paths
-mkdir -p $pp_dir
-if ! mount -t tmpfs -o huge=always,size=16m none $pp_dir 2>/dev/null; then
-	t_skip "huge tmpfs" "no huge=always tmpfs"
-else
+pp_tmpfs() {
+	pp_hf=shmem_alloc_hugefolio
+	pp_dir=/tmp/page-paths
+	mkdir -p $pp_dir
+	if ! mount -t tmpfs -o huge=always,size=16m none $pp_dir 2>/dev/null; then
+		t_skip "huge tmpfs" "no huge=always tmpfs"
+		return 0
+	fi
 	pp_base=$(pp_row $pp_hf)
 	pp_huge0=$(pp_meminfo ShmemHugePages)
 	dd if=/dev/zero of=$pp_dir/f bs=1M count=4 2>/dev/null
@@ -81,22 +91,145 @@ else
 	rm -f $pp_dir/f
 	umount $pp_dir
 	pp_expect "huge tmpfs row back to its base" $pp_hf "$pp_base"
-fi
+}
 
-pp_nr=/proc/sys/vm/nr_hugepages
-if [ ! -w $pp_nr ]; then
-	t_skip "hugetlb pool" "no hugetlb"
-	return 0
-fi
-pp_bh=alloc_buddy_huge_page
-pp_base=$(pp_row $pp_bh)
-pp_n0=$(cat $pp_nr)
-echo $((pp_n0 + 2)) >$pp_nr
-pp_n=$(($(cat $pp_nr) - pp_n0))
-pp_size=$(($(pp_meminfo Hugepagesize) * 1024))
-pp_pool=$(pp_add "$pp_base" $((pp_n * pp_size)) $pp_n)
-pp_expect "hugetlb pool of $pp_n pages charged" $pp_bh "$pp_pool"
-t_check "compaction runs with a hugetlb pool" pp_compact
-pp_expect "hugetlb pool row exact after compaction" $pp_bh "$pp_pool"
-echo "$pp_n0" >$pp_nr
-pp_expect "hugetlb pool pages uncharged when freed" $pp_bh "$pp_base"
+# pp_thp_cmd CMD I OFF LEN: have /bin/thp cut LEN KiB at OFF KiB into its
+# huge page I (see scripts/guest/bin/thp.c).
+pp_thp_cmd() {
+	echo "$*" >&3
+	read -r _reply <&4 && [ "$_reply" = ok ]
+}
+
+# Four anonymous THPs; then cuts split three of them: huge page 0 loses
+# its second half to munmap() and huge page 1 its first 512 KiB to
+# MADV_DONTNEED (both split, their pieces stay charged as 4 KiB calls and
+# the cut ones are uncharged); mprotect() of 4 KiB of huge page 2 splits
+# only its mapping (one 2 MiB call still); huge page 3 stays whole.
+pp_anon_thp() {
+	pp_thp=/sys/kernel/mm/transparent_hugepage/enabled
+	if [ ! -w $pp_thp ]; then
+		t_skip "anonymous THP" "kernel without THP"
+		return 0
+	fi
+	if [ ! -x /bin/thp ]; then
+		t_skip "anonymous THP" "no /bin/thp helper in the initramfs"
+		return 0
+	fi
+	pp_mode=$(sed 's/.*\[\(.*\)\].*/\1/' $pp_thp)
+	echo madvise >$pp_thp
+	pp_ah=do_huge_pmd_anonymous_page
+	pp_base=$(pp_row $pp_ah)
+	pp_huge0=$(pp_meminfo AnonHugePages)
+	mkfifo /tmp/thp.in /tmp/thp.out
+	thp 4 </tmp/thp.in >/tmp/thp.out &
+	pp_pid=$!
+	exec 3>/tmp/thp.in 4</tmp/thp.out
+	read -r _reply <&4 || _reply=died
+	pp_kb=$(($(pp_meminfo AnonHugePages) - pp_huge0))
+	if [ "$_reply" != ready ]; then
+		t_fail "anonymous THP helper runs" "thp said '$_reply'"
+	elif [ "$pp_kb" = 0 ]; then
+		t_skip "anonymous THP" "kernel allocated no anonymous huge page"
+	else
+		pp_full=$(pp_add "$pp_base" $((pp_kb * 1024)) $((pp_kb / 2048)))
+		pp_expect "anonymous THPs charged ($pp_kb kB)" $pp_ah "$pp_full"
+		t_eq "four anonymous THPs" 8192 "$pp_kb"
+		t_check "THPs cut by munmap, MADV_DONTNEED, mprotect" eval \
+			"pp_thp_cmd munmap 0 1024 1024 && pp_thp_cmd dontneed 1 0 512 &&
+			pp_thp_cmd protect 2 1024 4"
+		pp_kb=$(($(pp_meminfo AnonHugePages) - pp_huge0))
+		t_eq "one THP still mapped by its PMD" 2048 "$pp_kb"
+		# The deferred split shrinker splits the partly unmapped ones.
+		echo 2 >/proc/sys/vm/drop_caches
+		# 1 MiB + 1.5 MiB of pieces, 2 MiB under a split PMD, the rest.
+		pp_part=$(pp_add "$pp_base" $(((1024 + 1536 + 2048 + pp_kb) * 1024)) \
+			$((256 + 384 + 1 + pp_kb / 2048)))
+		pp_expect "anonymous THP row exact after split" $pp_ah "$pp_part"
+		t_check "compaction runs with split THPs" pp_compact
+		pp_expect "split THP pieces exact after compaction" $pp_ah "$pp_part"
+	fi
+	exec 3>&- 4<&-
+	wait $pp_pid
+	t_eq "thp helper unmaps everything and exits" 0 $?
+	rm -f /tmp/thp.in /tmp/thp.out
+	echo "$pp_mode" >$pp_thp
+	pp_expect "anonymous THP row back to its base" $pp_ah "$pp_base"
+}
+
+# A zram device holds the busybox binary (pages of varied compressibility)
+# in zsmalloc pages, one call each; compaction migrates them with their
+# owner's movable_ops, which must not lose their charges.
+pp_zsmalloc() {
+	pp_zram=/sys/block/zram0
+	if [ ! -e $pp_zram/disksize ]; then
+		t_skip "zsmalloc pages" "kernel without zram"
+		return 0
+	fi
+	pp_zs=alloc_zspage
+	pp_base=$(pp_row $pp_zs)
+	echo 8M >$pp_zram/disksize
+	dd if=/bin/busybox of=/dev/zram0 bs=64k conv=fsync 2>/dev/null
+	pp_used=$(awk '{ print $3 }' $pp_zram/mm_stat)
+	pp_full=$(pp_add "$pp_base" "$pp_used" $((pp_used / 4096)))
+	pp_expect "zsmalloc pages charged ($pp_used bytes)" $pp_zs "$pp_full"
+	t_check "compaction runs with zspages" pp_compact
+	pp_expect "zsmalloc row exact after compaction" $pp_zs "$pp_full"
+	echo 1 >$pp_zram/reset
+	pp_expect "zsmalloc row back to its base after reset" $pp_zs "$pp_base"
+}
+
+pp_hugetlb() {
+	pp_nr=/proc/sys/vm/nr_hugepages
+	if [ ! -w $pp_nr ]; then
+		t_skip "hugetlb pool" "no hugetlb"
+		return 0
+	fi
+	pp_bh=alloc_buddy_huge_page
+	pp_base=$(pp_row $pp_bh)
+	pp_n0=$(cat $pp_nr)
+	echo $((pp_n0 + 2)) >$pp_nr
+	pp_n=$(($(cat $pp_nr) - pp_n0))
+	pp_size=$(($(pp_meminfo Hugepagesize) * 1024))
+	pp_pool=$(pp_add "$pp_base" $((pp_n * pp_size)) $pp_n)
+	pp_expect "hugetlb pool of $pp_n pages charged" $pp_bh "$pp_pool"
+	t_check "compaction runs with a hugetlb pool" pp_compact
+	pp_expect "hugetlb pool row exact after compaction" $pp_bh "$pp_pool"
+	echo "$pp_n0" >$pp_nr
+	pp_expect "hugetlb pool pages uncharged when freed" $pp_bh "$pp_base"
+}
+
+# A gigantic page from alloc_contig_pages() is charged page by page, as it
+# is freed so; demoting it to 2 MiB pages turns that into one call per
+# 2 MiB page, each freed as one block when the 2 MiB pool shrinks.  Needs
+# CONTIG_ALLOC, a CPU with 1 GiB pages and a free, aligned GiB.
+pp_demote() {
+	pp_g=/sys/kernel/mm/hugepages/hugepages-1048576kB
+	pp_h=/sys/kernel/mm/hugepages/hugepages-2048kB
+	if [ ! -w $pp_g/demote ] || [ ! -w $pp_h/nr_hugepages ]; then
+		t_skip "hugetlb demotion" "no gigantic pages at run time"
+		return 0
+	fi
+	pp_gg=alloc_gigantic_page
+	pp_base=$(pp_row $pp_gg)
+	pp_n0=$(cat $pp_h/nr_hugepages)
+	echo 1 >$pp_g/nr_hugepages
+	if [ "$(cat $pp_g/nr_hugepages)" != 1 ]; then
+		t_skip "hugetlb demotion" "no free GiB for a gigantic page"
+		return 0
+	fi
+	pp_expect "gigantic page charged per 4 KiB page" $pp_gg \
+		"$(pp_add "$pp_base" $((1 << 30)) $((1 << 18)))"
+	echo 1 >$pp_g/demote
+	t_eq "gigantic page demoted to 512 huge pages" "0 $((pp_n0 + 512))" \
+		"$(cat $pp_g/nr_hugepages) $(cat $pp_h/nr_hugepages)"
+	pp_expect "demoted pages charged as one call each" $pp_gg \
+		"$(pp_add "$pp_base" $((1 << 30)) 512)"
+	echo "$pp_n0" >$pp_h/nr_hugepages
+	pp_expect "demoted pages uncharged when freed" $pp_gg "$pp_base"
+}
+
+pp_tmpfs
+pp_anon_thp
+pp_zsmalloc
+pp_hugetlb
+pp_demote
