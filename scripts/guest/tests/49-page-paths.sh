@@ -35,6 +35,16 @@ pp_add() {
 	echo "$1" | awk -v b="$2" -v c="$3" '{ print $1 + b, $2 + c }'
 }
 
+# pp_total FUNC: "bytes calls" ever charged to FUNC's row (total_bytes:
+# and total_calls: of CONFIG_MEM_ALLOC_PROFILING_STATS), empty without.
+pp_total() {
+	awk -v f="func:$1" '{ m = 0; for (i = 3; i <= NF; i++) if ($i == f) m = 1 }
+		m { for (i = 3; i <= NF; i++) {
+			if ($i ~ /^total_bytes:/) { b += substr($i, 13); n = 1 }
+			if ($i ~ /^total_calls:/) c += substr($i, 13) } }
+		END { if (n) print b, c }' /proc/allocinfo
+}
+
 pp_meminfo() {
 	awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo
 }
@@ -211,6 +221,7 @@ pp_demote() {
 	fi
 	pp_gg=alloc_gigantic_page
 	pp_base=$(pp_row $pp_gg)
+	pp_t0=$(pp_total $pp_gg)
 	pp_n0=$(cat $pp_h/nr_hugepages)
 	echo 1 >$pp_g/nr_hugepages
 	if [ "$(cat $pp_g/nr_hugepages)" != 1 ]; then
@@ -226,6 +237,9 @@ pp_demote() {
 		"$(pp_add "$pp_base" $((1 << 30)) 512)"
 	echo "$pp_n0" >$pp_h/nr_hugepages
 	pp_expect "demoted pages uncharged when freed" $pp_gg "$pp_base"
+	# Demotion allocates nothing: one gigantic page ever charged.
+	[ -z "$pp_t0" ] || t_eq "lifetime counts of one gigantic page" \
+		"$(pp_add "$pp_t0" $((1 << 30)) $((1 << 18)))" "$(pp_total $pp_gg)"
 }
 
 pp_tmpfs
