@@ -9,17 +9,46 @@
  * prints "ready".  Then reads commands, one a line:
  *   munmap|dontneed|protect I OFF LEN
  * which munmap(), madvise(MADV_DONTNEED) or mprotect(PROT_READ) LEN KiB
- * at OFF KiB into huge page I, and answers "ok".  At the end of its input
- * it unmaps everything and exits 0; on any error it exits 1.
+ * at OFF KiB into huge page I, and answers "ok";
+ *   node I
+ * which answers the NUMA node huge page I is on; and
+ *   move I NODE
+ * which moves huge page I to NODE with move_pages() and answers "ok" once
+ * the kernel reports it there.  At the end of its input it unmaps
+ * everything and exits 0; on any error it exits 1.
  */
 #define _DEFAULT_SOURCE
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define HPAGE (2UL << 20)
+#define MPOL_MF_MOVE (1 << 1)
+
+/*
+ * The node of the page at P, or with NODE >= 0 move it there first (a
+ * huge page moves whole).  Returns the node, or -1 after printing why.
+ */
+static int page_node(char *p, int node)
+{
+	void *pages[1] = { p };
+	int status[1] = { -1 };
+	long r;
+
+	r = syscall(SYS_move_pages, 0, 1UL, pages, node < 0 ? NULL : &node,
+		    status, node < 0 ? 0 : MPOL_MF_MOVE);
+	if (r < 0 || status[0] < 0) {
+		fprintf(stderr, "thp: move_pages: %s\n",
+			strerror(r < 0 ? errno : -status[0]));
+		return -1;
+	}
+	return status[0];
+}
 
 /* Apply CMD to LEN bytes at P; 0 on success, else an error is printed. */
 static int cut(char *p, const char *cmd, size_t len)
@@ -45,7 +74,7 @@ int main(int argc, char **argv)
 {
 	unsigned long n = argc == 2 ? strtoul(argv[1], NULL, 10) : 0;
 	unsigned long i, off, len;
-	char cmd[16], *raw, *mem;
+	char line[80], cmd[16], *raw, *mem;
 	size_t size = (n + 1) * HPAGE;
 
 	if (n < 1 || n > 64) {
@@ -66,10 +95,28 @@ int main(int argc, char **argv)
 	memset(mem, 0x5a, n * HPAGE);
 	printf("ready\n");
 	fflush(stdout);
-	while (scanf("%15s %lu %lu %lu", cmd, &i, &off, &len) == 4) {
-		if (i >= n || off + len > HPAGE / 1024 || off % 4 || len % 4) {
-			fprintf(stderr, "thp: %s %lu %lu %lu: out of range\n",
-				cmd, i, off, len);
+	while (fgets(line, sizeof(line), stdin)) {
+		int fields = sscanf(line, "%15s %lu %lu %lu", cmd, &i, &off, &len);
+
+		if (fields >= 2 && i < n && !strcmp(cmd, "node")) {
+			int node = page_node(mem + i * HPAGE, -1);
+
+			if (node < 0)
+				return 1;
+			printf("%d\n", node);
+			fflush(stdout);
+			continue;
+		}
+		if (fields >= 3 && i < n && !strcmp(cmd, "move")) {
+			if (page_node(mem + i * HPAGE, (int)off) != (int)off)
+				return 1;
+			printf("ok\n");
+			fflush(stdout);
+			continue;
+		}
+		if (fields != 4 || i >= n || off + len > HPAGE / 1024 ||
+		    off % 4 || len % 4) {
+			fprintf(stderr, "thp: bad command: %s", line);
 			return 1;
 		}
 		if (cut(mem + i * HPAGE + off * 1024, cmd, len * 1024))

@@ -67,3 +67,77 @@ nt_check "per-node rows exact after reallocation" 0
 t_check "allocprof_numa_test unloads" rmmod allocprof_numa_test
 t_eq "module rows gone after unload" 0 \
 	"$(grep -c '\[allocprof_numa_test\]' /proc/allocinfo_numa)"
+
+# A whole anonymous THP moved to the other node with move_pages() (held
+# by /bin/thp, see scripts/guest/bin/thp.c): migration hands the charge to
+# the new huge page, so its /proc/allocinfo row stays exact and its
+# 2 MiB and one call move from one node's row to the other's.
+# nt_thp_rows: "bytes calls" of the THP row in /proc/allocinfo, then of
+# its node:0 and node:1 rows.
+nt_thp_rows() {
+	for f in /proc/allocinfo "node:0" "node:1"; do
+		if [ "$f" = /proc/allocinfo ]; then
+			grep " func:do_huge_pmd_anonymous_page\( \|\$\)" /proc/allocinfo
+		else
+			grep " func:do_huge_pmd_anonymous_page $f\( \|\$\)" /proc/allocinfo_numa
+		fi | awk '{ b += $1; c += $2 } END { printf "%d %d ", b, c }'
+	done
+}
+
+# nt_thp_expect BASE NODE: BASE (from nt_thp_rows) plus one 2 MiB call,
+# in all and on node NODE.
+nt_thp_expect() {
+	echo "$1" | awk -v n="$2" '{
+		$1 += 2097152; $2 += 1; $(3 + 2 * n) += 2097152; $(4 + 2 * n) += 1
+		printf "%d %d %d %d %d %d ", $1, $2, $3, $4, $5, $6 }'
+}
+
+# nt_anon_huge: kB of anonymous huge pages.
+nt_anon_huge() {
+	awk '$1 == "AnonHugePages:" { print $2 }' /proc/meminfo
+}
+
+nt_thp_move() {
+	thp_on=/sys/kernel/mm/transparent_hugepage/enabled
+	if [ ! -w $thp_on ] || [ ! -x /bin/thp ]; then
+		t_skip "THP moved between nodes" "kernel without THP, or no /bin/thp"
+		return 0
+	fi
+	thp_mode=$(sed 's/.*\[\(.*\)\].*/\1/' $thp_on)
+	echo madvise >$thp_on
+	thp_base=$(nt_thp_rows)
+	thp_kb=$(nt_anon_huge)
+	mkfifo /tmp/numa-thp.in /tmp/numa-thp.out
+	thp 1 </tmp/numa-thp.in >/tmp/numa-thp.out &
+	thp_pid=$!
+	exec 5>/tmp/numa-thp.in 6</tmp/numa-thp.out
+	read -r thp_reply <&6 || thp_reply=died
+	echo "node 0" >&5
+	read -r thp_from <&6 || thp_from=none
+	if [ "$thp_reply" != ready ] || [ -z "${thp_from##*[!0-9]*}" ]; then
+		t_fail "THP helper runs" "thp said '$thp_reply', node '$thp_from'"
+	elif [ "$(($(nt_anon_huge) - thp_kb))" != 2048 ]; then
+		t_skip "THP moved between nodes" "kernel allocated no anonymous huge page"
+	else
+		thp_to=$((1 - thp_from))
+		t_eq "THP charged on node $thp_from" \
+			"$(nt_thp_expect "$thp_base" "$thp_from")" "$(nt_thp_rows)"
+		echo "move 0 $thp_to" >&5
+		read -r thp_reply <&6 || thp_reply=died
+		t_eq "move_pages() moves the THP to node $thp_to" ok "$thp_reply"
+		echo "node 0" >&5
+		read -r thp_now <&6 || thp_now=none
+		t_eq "THP now on node $thp_to" "$thp_to" "$thp_now"
+		t_eq "THP still one huge page" 2048 "$(($(nt_anon_huge) - thp_kb))"
+		t_eq "THP row exact, its charge moved to node $thp_to" \
+			"$(nt_thp_expect "$thp_base" "$thp_to")" "$(nt_thp_rows)"
+	fi
+	exec 5>&- 6<&-
+	wait $thp_pid
+	t_eq "thp helper unmaps everything and exits" 0 $?
+	rm -f /tmp/numa-thp.in /tmp/numa-thp.out
+	echo "$thp_mode" >$thp_on
+	t_eq "THP rows back to their base" "$thp_base" "$(nt_thp_rows)"
+}
+
+nt_thp_move
