@@ -78,8 +78,8 @@ pp_tmpfs() {
 	dd if=/dev/zero of=$pp_dir/f bs=1M count=4 2>/dev/null
 	pp_kb=$(($(pp_meminfo ShmemHugePages) - pp_huge0))
 	if [ "$pp_kb" -le 0 ]; then
-		# Also when the page cache cannot hold PMD-sized folios
-		# (tinyconfig's BASE_SMALL xarray limits the folio order).
+		# Also when the page cache cannot hold PMD-sized folios:
+		# BASE_SMALL limits MAX_PAGECACHE_ORDER to 7.
 		t_skip "huge tmpfs folios" "kernel allocated no huge tmpfs folio"
 	else
 		pp_full=$(pp_add "$pp_base" $((pp_kb * 1024)) $((pp_kb / 2048)))
