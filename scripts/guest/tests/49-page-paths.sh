@@ -6,8 +6,9 @@
 #  - anonymous THPs (mm/huge_memory.c:do_huge_pmd_anonymous_page), held by
 #    /bin/thp, keep their row when cut pieces split them and the pieces
 #    move in compaction;
-#  - zsmalloc pages (mm/zsmalloc.c:alloc_zspage) of a zram device keep
-#    their row when compaction migrates them through movable_ops;
+#  - zsmalloc pages (mm/zsmalloc.c:alloc_zspage) of a zram device and
+#    balloon pages (mm/balloon_compaction.c:balloon_page_alloc) keep their
+#    row when compaction migrates them through movable_ops;
 #  - hugetlb pool pages are charged to alloc_buddy_huge_page() while in
 #    the pool, also across compaction, and uncharged when the pool shrinks;
 #    a gigantic page (alloc_gigantic_page) demoted to 2 MiB pages keeps its
@@ -188,6 +189,31 @@ pp_zsmalloc() {
 	pp_expect "zsmalloc row back to its base after reset" $pp_zs "$pp_base"
 }
 
+# The allocprof_balloon_test module inflates a balloon of 4096 pages from
+# balloon_page_alloc(); compaction migrates some of them through the
+# balloon's movable_ops, whose copies must keep the charge.
+pp_balloon() {
+	pp_bt=allocprof_balloon_test
+	have_module "balloon pages" $pp_bt || return 0
+	load_test_module $pp_bt || return 0
+	pp_ba=balloon_page_alloc
+	pp_base=$(pp_row $pp_ba)
+	t_check "balloon inflates" sh -c "echo inflate >/proc/$pp_bt"
+	pp_full=$(pp_add "$pp_base" $((4096 * 4096)) 4096)
+	pp_expect "balloon pages charged" $pp_ba "$pp_full"
+	t_check "compaction runs with a balloon" pp_compact
+	pp_moved=$(awk '{ print $2 }' /proc/$pp_bt)
+	if [ "$pp_moved" -gt 0 ]; then
+		t_ok "compaction migrated $pp_moved balloon pages"
+	else
+		t_skip "balloon pages migrated" "compaction moved none of them"
+	fi
+	pp_expect "balloon row exact after compaction" $pp_ba "$pp_full"
+	t_check "balloon deflates" sh -c "echo deflate >/proc/$pp_bt"
+	pp_expect "balloon row back to its base" $pp_ba "$pp_base"
+	t_check "$pp_bt unloads" rmmod $pp_bt
+}
+
 pp_hugetlb() {
 	pp_nr=/proc/sys/vm/nr_hugepages
 	if [ ! -w $pp_nr ]; then
@@ -245,5 +271,6 @@ pp_demote() {
 pp_tmpfs
 pp_anon_thp
 pp_zsmalloc
+pp_balloon
 pp_hugetlb
 pp_demote
