@@ -29,7 +29,7 @@ if [ "$(cat /proc/sys/vm/mem_profiling)" != 1 ]; then
 	return 0
 fi
 
-insmod "$MODDIR/allocprof_oneliner_test.ko"
+load_test_module allocprof_oneliner_test || return 0
 ctl=/proc/allocprof_oneliner_test
 echo alloc >$ctl	# the file names the line once it ran
 echo free >$ctl
@@ -95,4 +95,4 @@ t_eq "one-liner 3: all samples from the driving process" ol-drive.sh \
 t_eq "one-liner 3: every stack passes through $ol_func" 1 \
 	"$(grep -cE "^ +100\.00% +[0-9.]+% +ol-drive\.sh +\[k\] $ol_func *\$" /tmp/ol-3.out)"
 
-rmmod allocprof_oneliner_test
+t_check "allocprof_oneliner_test unloads" rmmod allocprof_oneliner_test
