@@ -47,6 +47,10 @@ static int page_node(char *p, int node)
 			strerror(r < 0 ? errno : -status[0]));
 		return -1;
 	}
+	if (r > 0) {
+		fprintf(stderr, "thp: move_pages: page not migrated\n");
+		return -1;
+	}
 	return status[0];
 }
 

@@ -97,6 +97,12 @@ nt_anon_huge() {
 	awk '$1 == "AnonHugePages:" { print $2 }' /proc/meminfo
 }
 
+# nt_thp_ask CMD: send CMD to /bin/thp and print its answer; false if it
+# died (the write runs in a subshell, which a broken pipe kills alone).
+nt_thp_ask() {
+	(echo "$*" >&5) 2>/dev/null && read -r _answer <&6 && echo "$_answer"
+}
+
 nt_thp_move() {
 	thp_on=/sys/kernel/mm/transparent_hugepage/enabled
 	if [ ! -w $thp_on ] || [ ! -x /bin/thp ]; then
@@ -112,8 +118,7 @@ nt_thp_move() {
 	thp_pid=$!
 	exec 5>/tmp/numa-thp.in 6</tmp/numa-thp.out
 	read -r thp_reply <&6 || thp_reply=died
-	echo "node 0" >&5
-	read -r thp_from <&6 || thp_from=none
+	thp_from=$(nt_thp_ask node 0) || thp_from=none
 	if [ "$thp_reply" != ready ] || [ -z "${thp_from##*[!0-9]*}" ]; then
 		t_fail "THP helper runs" "thp said '$thp_reply', node '$thp_from'"
 	elif [ "$(($(nt_anon_huge) - thp_kb))" != 2048 ]; then
@@ -122,11 +127,9 @@ nt_thp_move() {
 		thp_to=$((1 - thp_from))
 		t_eq "THP charged on node $thp_from" \
 			"$(nt_thp_expect "$thp_base" "$thp_from")" "$(nt_thp_rows)"
-		echo "move 0 $thp_to" >&5
-		read -r thp_reply <&6 || thp_reply=died
-		t_eq "move_pages() moves the THP to node $thp_to" ok "$thp_reply"
-		echo "node 0" >&5
-		read -r thp_now <&6 || thp_now=none
+		t_eq "move_pages() moves the THP to node $thp_to" ok \
+			"$(nt_thp_ask move 0 "$thp_to" || echo died)"
+		thp_now=$(nt_thp_ask node 0) || thp_now=none
 		t_eq "THP now on node $thp_to" "$thp_to" "$thp_now"
 		t_eq "THP still one huge page" 2048 "$(($(nt_anon_huge) - thp_kb))"
 		t_eq "THP row exact, its charge moved to node $thp_to" \

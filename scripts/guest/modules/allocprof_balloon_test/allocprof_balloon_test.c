@@ -15,6 +15,11 @@
  * Commands written to it:
  *   inflate  add NR_PAGES pages to the balloon
  *   deflate  free every page of the balloon
+ *
+ * Balloon pages point at this module's balloon_dev_info, and compaction
+ * calls its migratepage callback, so the module holds a reference to
+ * itself while the balloon has pages: it cannot be unloaded until a
+ * deflate succeeded.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -23,6 +28,7 @@
 #include <linux/delay.h>
 #include <linux/migrate.h>
 #include <linux/module.h>
+#include <linux/vmstat.h>
 
 #include "allocprof_ctl.h"
 
@@ -43,6 +49,7 @@ static int balloon_migratepage(struct balloon_dev_info *b,
 	spin_lock_irqsave(&b->pages_lock, flags);
 	balloon_page_insert(b, newpage);
 	b->isolated_pages--;
+	__count_vm_event(BALLOON_MIGRATE);
 	spin_unlock_irqrestore(&b->pages_lock, flags);
 
 	balloon_page_finalize(page);
@@ -53,35 +60,43 @@ static int balloon_migratepage(struct balloon_dev_info *b,
 
 static int inflate(void)
 {
+	bool was_empty = !balloon_pages;
 	struct page *page;
-	int i;
+	int i, ret = 0;
 
 	for (i = 0; i < NR_PAGES; i++) {
 		page = balloon_page_alloc();
-		if (!page)
-			return -ENOMEM;
+		if (!page) {
+			ret = -ENOMEM;
+			break;
+		}
 		balloon_page_enqueue(&balloon, page);
 		balloon_pages++;
 	}
-	return 0;
+	if (was_empty && balloon_pages)
+		__module_get(THIS_MODULE);
+	return ret;
 }
 
 /* Pages being migrated are off the list for a moment: retry for them. */
 static int deflate(void)
 {
+	bool had_pages = balloon_pages;
 	struct page *page;
-	int tries = 100;
+	int tries = 50;
 
 	while (balloon_pages && tries) {
 		page = balloon_page_dequeue(&balloon);
 		if (!page) {
 			tries--;
-			msleep(10);
+			msleep(20);
 			continue;
 		}
 		put_page(page);
 		balloon_pages--;
 	}
+	if (had_pages && !balloon_pages)
+		module_put(THIS_MODULE);
 	return balloon_pages ? -EBUSY : 0;
 }
 
@@ -111,8 +126,8 @@ static int __init allocprof_balloon_test_init(void)
 static void __exit allocprof_balloon_test_exit(void)
 {
 	ctl_remove();
-	if (deflate())
-		pr_err("%lu pages still in the balloon\n", balloon_pages);
+	/* Only a forced unload gets here with pages in the balloon. */
+	WARN_ON(balloon_pages);
 }
 
 module_init(allocprof_balloon_test_init);
