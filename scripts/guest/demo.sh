@@ -1,7 +1,8 @@
 # What a user looks at first on a kernel with allocprof.
 iec() { awk '{ b = $1; u = ""; split("K M G T", s, " ");
 	for (i = 1; i <= 4 && (b >= 1024 || b <= -1024); i++) { b /= 1024; u = s[i] }
-	printf "%7.1f%-1s %s\n", b, u, substr($0, index($0, $2)) }'; }
+	rest = $0; sub(/^ *[^ ]+ +/, "", rest)
+	printf "%7.1f%-1s %s\n", b, u, rest }'; }
 
 echo "== uname -r"
 uname -r
