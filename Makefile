@@ -9,7 +9,7 @@ KERNEL ?= $(shell awk '$$1 == "prof" { print; exit }' $(S)/configs/kernels | cut
 SERIES_ENV := SRC=$(CURDIR)/build/series KOUT=$(CURDIR)/build/test/kernel
 
 .PHONY: help deps source tree export check-export check-series kernel \
-	boot-test kunit test stress bench demo shell tool config deb clean
+	boot-test kunit test stress bench demo shell tool config deb boot-deb clean
 
 help:
 	@sed -n 's/^## //p' $(MAKEFILE_LIST)
@@ -88,6 +88,10 @@ config: deps
 deb: deps
 	$(S)/apply-series.sh
 	$(S)/deb.sh $(BASE)
+
+## boot-deb      boot the kernel of those packages in QEMU with the guest tests
+boot-deb: deps
+	$(S)/boot-deb.sh
 
 ## tool          build tools/allocinfo
 tool:

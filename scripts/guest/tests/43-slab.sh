@@ -79,6 +79,10 @@ if grep -q '^memory[[:space:]].*1$' /proc/cgroups 2>/dev/null &&
 	# 64 KiB of GFP_KERNEL_ACCOUNT kmallocs ("kmalloc-account-8k")
 	before=$(st_slab_stat)
 	echo alloc >$st_proc
+	# Back to the root group: the commands below (awk, ...) would
+	# otherwise charge and uncharge their own memory to the group while
+	# it is measured.  The objects stay charged to it until freed.
+	echo 0 >$st_cg/cgroup.procs
 	st_settle '[ $(($(st_slab_stat) - before)) -ge 32768 ]'
 	after=$(st_slab_stat)
 	rows_exact "slab rows exact when allocated in a memory cgroup" allocprof_slab_test 0
@@ -87,9 +91,9 @@ if grep -q '^memory[[:space:]].*1$' /proc/cgroups 2>/dev/null &&
 	echo free >$st_proc
 	rows_exact "slab rows zero after free in a memory cgroup" allocprof_slab_test 1
 	st_settle '[ $((after - $(st_slab_stat))) -ge 32768 ]'
-	t_check "memory cgroup uncharged after free ($after -> $(st_slab_stat))" \
-		[ $((after - $(st_slab_stat))) -ge 32768 ]
-	echo 0 >$st_cg/cgroup.procs
+	freed=$(st_slab_stat)
+	t_check "memory cgroup uncharged after free ($after -> $freed)" \
+		[ $((after - freed)) -ge 32768 ]
 	rmdir $st_cg/allocprof_slab 2>/dev/null
 else
 	t_skip "slab rows in a memory cgroup" "no memory cgroup controller"
