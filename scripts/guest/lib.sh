@@ -95,3 +95,51 @@ rows_differ() {
 		fi
 	done <"/proc/$1" | head -3
 }
+
+# meminfo_kb KEY: the kB value of KEY in /proc/meminfo.
+meminfo_kb() {
+	awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo
+}
+
+# The /bin/thp helper (scripts/guest/bin/thp.c), which holds anonymous
+# THPs and acts on them on command.
+thp_enabled=/sys/kernel/mm/transparent_hugepage/enabled
+
+# thp_usable DESC: true when the kernel has THP and /bin/thp exists, else
+# reports DESC as skipped.
+thp_usable() {
+	if [ ! -w $thp_enabled ] || [ ! -x /bin/thp ]; then
+		t_skip "$1" "kernel without THP, or no /bin/thp in the initramfs"
+		return 1
+	fi
+}
+
+# thp_start N: set THP to madvise and start /bin/thp N, its input on fd 3
+# and its output on fd 4; thp_reply is its first line ("ready", or "died").
+thp_start() {
+	thp_mode=$(sed 's/.*\[\(.*\)\].*/\1/' $thp_enabled)
+	echo madvise >$thp_enabled
+	mkfifo /tmp/thp.in /tmp/thp.out
+	thp "$1" </tmp/thp.in >/tmp/thp.out &
+	thp_pid=$!
+	exec 3>/tmp/thp.in 4</tmp/thp.out
+	read -r thp_reply <&4 || thp_reply=died
+}
+
+# thp_ask CMD...: send a command to /bin/thp and print its answer; false
+# if it died (the write runs in a subshell, which a broken pipe kills
+# alone).
+thp_ask() {
+	(echo "$*" >&3) 2>/dev/null && read -r _thp_answer <&4 && echo "$_thp_answer"
+}
+
+# thp_stop: end /bin/thp's input, wait for it, restore the THP mode;
+# returns the helper's exit status.
+thp_stop() {
+	exec 3>&- 4<&-
+	wait $thp_pid
+	_thp_status=$?
+	rm -f /tmp/thp.in /tmp/thp.out
+	echo "$thp_mode" >$thp_enabled
+	return $_thp_status
+}

@@ -92,54 +92,30 @@ nt_thp_expect() {
 		printf "%d %d %d %d %d %d ", $1, $2, $3, $4, $5, $6 }'
 }
 
-# nt_anon_huge: kB of anonymous huge pages.
-nt_anon_huge() {
-	awk '$1 == "AnonHugePages:" { print $2 }' /proc/meminfo
-}
-
-# nt_thp_ask CMD: send CMD to /bin/thp and print its answer; false if it
-# died (the write runs in a subshell, which a broken pipe kills alone).
-nt_thp_ask() {
-	(echo "$*" >&5) 2>/dev/null && read -r _answer <&6 && echo "$_answer"
-}
-
 nt_thp_move() {
-	thp_on=/sys/kernel/mm/transparent_hugepage/enabled
-	if [ ! -w $thp_on ] || [ ! -x /bin/thp ]; then
-		t_skip "THP moved between nodes" "kernel without THP, or no /bin/thp"
-		return 0
-	fi
-	thp_mode=$(sed 's/.*\[\(.*\)\].*/\1/' $thp_on)
-	echo madvise >$thp_on
+	thp_usable "THP moved between nodes" || return 0
 	thp_base=$(nt_thp_rows)
-	thp_kb=$(nt_anon_huge)
-	mkfifo /tmp/numa-thp.in /tmp/numa-thp.out
-	thp 1 </tmp/numa-thp.in >/tmp/numa-thp.out &
-	thp_pid=$!
-	exec 5>/tmp/numa-thp.in 6</tmp/numa-thp.out
-	read -r thp_reply <&6 || thp_reply=died
-	thp_from=$(nt_thp_ask node 0) || thp_from=none
+	thp_kb=$(meminfo_kb AnonHugePages)
+	thp_start 1
+	thp_from=$(thp_ask node 0) || thp_from=none
 	if [ "$thp_reply" != ready ] || [ -z "${thp_from##*[!0-9]*}" ]; then
 		t_fail "THP helper runs" "thp said '$thp_reply', node '$thp_from'"
-	elif [ "$(($(nt_anon_huge) - thp_kb))" != 2048 ]; then
+	elif [ "$(($(meminfo_kb AnonHugePages) - thp_kb))" != 2048 ]; then
 		t_skip "THP moved between nodes" "kernel allocated no anonymous huge page"
 	else
 		thp_to=$((1 - thp_from))
 		t_eq "THP charged on node $thp_from" \
 			"$(nt_thp_expect "$thp_base" "$thp_from")" "$(nt_thp_rows)"
 		t_eq "move_pages() moves the THP to node $thp_to" ok \
-			"$(nt_thp_ask move 0 "$thp_to" || echo died)"
-		thp_now=$(nt_thp_ask node 0) || thp_now=none
+			"$(thp_ask move 0 "$thp_to" || echo died)"
+		thp_now=$(thp_ask node 0) || thp_now=none
 		t_eq "THP now on node $thp_to" "$thp_to" "$thp_now"
-		t_eq "THP still one huge page" 2048 "$(($(nt_anon_huge) - thp_kb))"
+		t_eq "THP still one huge page" 2048 "$(($(meminfo_kb AnonHugePages) - thp_kb))"
 		t_eq "THP row exact, its charge moved to node $thp_to" \
 			"$(nt_thp_expect "$thp_base" "$thp_to")" "$(nt_thp_rows)"
 	fi
-	exec 5>&- 6<&-
-	wait $thp_pid
+	thp_stop
 	t_eq "thp helper unmaps everything and exits" 0 $?
-	rm -f /tmp/numa-thp.in /tmp/numa-thp.out
-	echo "$thp_mode" >$thp_on
 	t_eq "THP rows back to their base" "$thp_base" "$(nt_thp_rows)"
 }
 

@@ -46,10 +46,6 @@ pp_total() {
 		END { if (n) print b, c }' /proc/allocinfo
 }
 
-pp_meminfo() {
-	awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo
-}
-
 # pp_expect DESC FUNC EXPECTED: retry while freed pages drain (dropping
 # caches also runs the shrinker that splits partly unmapped THPs).
 pp_expect() {
@@ -75,9 +71,9 @@ pp_tmpfs() {
 		return 0
 	fi
 	pp_base=$(pp_row $pp_hf)
-	pp_huge0=$(pp_meminfo ShmemHugePages)
+	pp_huge0=$(meminfo_kb ShmemHugePages)
 	dd if=/dev/zero of=$pp_dir/f bs=1M count=4 2>/dev/null
-	pp_kb=$(($(pp_meminfo ShmemHugePages) - pp_huge0))
+	pp_kb=$(($(meminfo_kb ShmemHugePages) - pp_huge0))
 	if [ "$pp_kb" -le 0 ]; then
 		# Also when the page cache cannot hold PMD-sized folios:
 		# BASE_SMALL limits MAX_PAGECACHE_ORDER to 7.
@@ -91,7 +87,7 @@ pp_tmpfs() {
 		dd if=/dev/zero of=$pp_dir/f bs=1M count=0 seek=1 2>/dev/null
 		echo 1 >/proc/sys/vm/drop_caches
 		# The first folio split into 256 charged pieces, or kept whole.
-		if [ "$(pp_meminfo ShmemHugePages)" = "$pp_huge0" ]; then
+		if [ "$(meminfo_kb ShmemHugePages)" = "$pp_huge0" ]; then
 			pp_left="1048576 256"
 		else
 			pp_left="2097152 1"
@@ -108,10 +104,9 @@ pp_tmpfs() {
 }
 
 # pp_thp_cmd CMD I OFF LEN: have /bin/thp cut LEN KiB at OFF KiB into its
-# huge page I (see scripts/guest/bin/thp.c).
+# huge page I.
 pp_thp_cmd() {
-	echo "$*" >&3
-	read -r _reply <&4 && [ "$_reply" = ok ]
+	[ "$(thp_ask "$@")" = ok ]
 }
 
 # Four anonymous THPs; then cuts split three of them: huge page 0 loses
@@ -120,28 +115,14 @@ pp_thp_cmd() {
 # the cut ones are uncharged); mprotect() of 4 KiB of huge page 2 splits
 # only its mapping (one 2 MiB call still); huge page 3 stays whole.
 pp_anon_thp() {
-	pp_thp=/sys/kernel/mm/transparent_hugepage/enabled
-	if [ ! -w $pp_thp ]; then
-		t_skip "anonymous THP" "kernel without THP"
-		return 0
-	fi
-	if [ ! -x /bin/thp ]; then
-		t_skip "anonymous THP" "no /bin/thp helper in the initramfs"
-		return 0
-	fi
-	pp_mode=$(sed 's/.*\[\(.*\)\].*/\1/' $pp_thp)
-	echo madvise >$pp_thp
+	thp_usable "anonymous THP" || return 0
 	pp_ah=do_huge_pmd_anonymous_page
 	pp_base=$(pp_row $pp_ah)
-	pp_huge0=$(pp_meminfo AnonHugePages)
-	mkfifo /tmp/thp.in /tmp/thp.out
-	thp 4 </tmp/thp.in >/tmp/thp.out &
-	pp_pid=$!
-	exec 3>/tmp/thp.in 4</tmp/thp.out
-	read -r _reply <&4 || _reply=died
-	pp_kb=$(($(pp_meminfo AnonHugePages) - pp_huge0))
-	if [ "$_reply" != ready ]; then
-		t_fail "anonymous THP helper runs" "thp said '$_reply'"
+	pp_huge0=$(meminfo_kb AnonHugePages)
+	thp_start 4
+	pp_kb=$(($(meminfo_kb AnonHugePages) - pp_huge0))
+	if [ "$thp_reply" != ready ]; then
+		t_fail "anonymous THP helper runs" "thp said '$thp_reply'"
 	elif [ "$pp_kb" = 0 ]; then
 		t_skip "anonymous THP" "kernel allocated no anonymous huge page"
 	else
@@ -151,7 +132,7 @@ pp_anon_thp() {
 		t_check "THPs cut by munmap, MADV_DONTNEED, mprotect" eval \
 			"pp_thp_cmd munmap 0 1024 1024 && pp_thp_cmd dontneed 1 0 512 &&
 			pp_thp_cmd protect 2 1024 4"
-		pp_kb=$(($(pp_meminfo AnonHugePages) - pp_huge0))
+		pp_kb=$(($(meminfo_kb AnonHugePages) - pp_huge0))
 		t_eq "one THP still mapped by its PMD" 2048 "$pp_kb"
 		# The deferred split shrinker splits the partly unmapped ones.
 		echo 2 >/proc/sys/vm/drop_caches
@@ -162,11 +143,8 @@ pp_anon_thp() {
 		t_check "compaction runs with split THPs" pp_compact
 		pp_expect "split THP pieces exact after compaction" $pp_ah "$pp_part"
 	fi
-	exec 3>&- 4<&-
-	wait $pp_pid
+	thp_stop
 	t_eq "thp helper unmaps everything and exits" 0 $?
-	rm -f /tmp/thp.in /tmp/thp.out
-	echo "$pp_mode" >$pp_thp
 	pp_expect "anonymous THP row back to its base" $pp_ah "$pp_base"
 }
 
@@ -228,7 +206,7 @@ pp_hugetlb() {
 	pp_n0=$(cat $pp_nr)
 	echo $((pp_n0 + 2)) >$pp_nr
 	pp_n=$(($(cat $pp_nr) - pp_n0))
-	pp_size=$(($(pp_meminfo Hugepagesize) * 1024))
+	pp_size=$(($(meminfo_kb Hugepagesize) * 1024))
 	pp_pool=$(pp_add "$pp_base" $((pp_n * pp_size)) $pp_n)
 	pp_expect "hugetlb pool of $pp_n pages charged" $pp_bh "$pp_pool"
 	t_check "compaction runs with a hugetlb pool" pp_compact
