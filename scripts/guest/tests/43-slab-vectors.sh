@@ -1,7 +1,8 @@
 # Slab object extension vectors are sized to the slab: a cache holding N
-# objects per slab takes vectors of N entries (8 bytes, 16 with memory
-# cgroups, which add an objcg pointer) from the obj_exts-<bytes> cache of
-# exactly that size, whether N is a power of two or not.  Checked from
+# objects per slab takes vectors of N entries (4 bytes on x86_64, 16 with
+# memory cgroups, which add an objcg pointer; the kernel says which at
+# boot) from the obj_exts-<bytes> cache of exactly that size, whether N
+# is a power of two or not.  Checked from
 # /proc/slabinfo: every cache has its exact-size vector cache, so a
 # vector costs no more than its entries plus the vector cache's own slab
 # rounding.
@@ -15,8 +16,17 @@ if ! grep -q '^obj_exts-8 ' /proc/slabinfo; then
 	return 0
 fi
 
-sv_entry=8
-grep -q '^memory' /proc/cgroups 2>/dev/null && sv_entry=16
+sv_entry=$(dmesg | sed -n 's/.*object extension vectors take \([0-9]*\) bytes per object.*/\1/p')
+t_check "the kernel tells the size of a vector entry (${sv_entry:-none})" \
+	test -n "$sv_entry"
+if grep -q '^memory' /proc/cgroups 2>/dev/null; then
+	t_eq "a vector entry holds an objcg pointer and a tag reference" 16 \
+		"$sv_entry"
+else
+	t_eq "a tag reference takes 4 bytes of a vector on x86_64" 4 \
+		"${sv_entry:-0}"
+fi
+[ -n "$sv_entry" ] || return 0
 
 # Columns: name active_objs num_objs objsize objperslab pagesperslab ...
 sv_missing=$(awk -v e="$sv_entry" '
