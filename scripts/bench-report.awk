@@ -25,6 +25,8 @@ $2 == "@@MACRO" {
 $2 == "@@SIZE" { text[$1] = $3; data[$1] = $4; bss[$1] = $5 }
 $2 == "@@DMESG" && /allocated [0-9]+ bytes of page_ext/ { for (i = 1; i <= NF; i++) if ($i == "allocated") pext[$1] = $(i + 1) }
 $2 == "@@DMESG" && /page_ext: [0-9]+ bytes per page/ { for (i = 1; i <= NF; i++) if ($i == "bytes" && $(i-1) ~ /^[0-9]+$/) pgsz[$1] = $(i - 1) }
+$2 == "@@DMESG" && /pgalloc_tag: page references packed in page flags/ { pmode[$1] = "page flags" }
+$2 == "@@DMESG" && /pgalloc_tag: page references stored in page_ext/ { pmode[$1] = "page_ext" }
 $2 == "@@MEMINFO" && $3 == "MemTotal:" { memtotal[$1] = $4 }
 $2 == "@@SLABINFO" && $3 !~ /^(#|slabinfo)/ {
 	# name active_objs num_objs objsize objperslab pagesperslab : ... num_slabs
@@ -88,6 +90,7 @@ END {
 	s = "| "; t = "|---"
 	for (i = 1; i <= ncf; i++) { s = s " | `" cf[i] "`"; t = t "|---:" }
 	print s " |"; print t "|"
+	line("page references kept in (dmesg)", pmode)
 	line("page_ext bytes per page (dmesg)", pgsz)
 	line("page_ext allocated, bytes (dmesg)", pext)
 	for (i = 1; i <= ncf; i++) {
@@ -116,6 +119,7 @@ END {
 		c = cf[i]
 		if (c in pgsz) printf("- `%s`: %s B per page (target ≤ 8): %s\n", c, pgsz[c], pgsz[c] <= 8 ? "met" : "**missed**")
 		if (c in pobj) printf("- `%s`: %s B of vector per slab object (target ≤ 8): %s\n", c, pobj[c], pobj[c] + 0 <= 8 ? "met" : "**missed**")
+		if (pmode[c] == "page flags") printf("- `%s`: page references in page flags, %d B of page_ext (target 0 where the layout has room): %s\n", c, pext[c], pext[c] == 0 ? "met" : "**missed**")
 		if (c == "never") printf("- `never`: %d B of page_ext and %d B of slab vectors (target 0): %s\n", pext[c], vec[c], pext[c] + vec[c] == 0 ? "met" : "**missed**")
 	}
 	print ""

@@ -93,7 +93,11 @@ pair "0 bench-prof sysctl.vm.mem_profiling=0" "1 bench-prof sysctl.vm.mem_profil
 pair "1+stats bench-stats sysctl.vm.mem_profiling=1" "1-notrace bench-notrace sysctl.vm.mem_profiling=1"
 # The alloc_tag events enabled with a filter no call site matches: what
 # they cost while someone traces other call sites.
-boot 1+listener bench-prof "sysctl.vm.mem_profiling=1 allocprof.listen=1"
+# The bench base leaves room for page references in page->flags, where
+# 1 keeps them; 1-page_ext keeps them in page_ext, as kernels without
+# the room do.
+pair "1+listener bench-prof sysctl.vm.mem_profiling=1 allocprof.listen=1" \
+	"1-page_ext bench-prof sysctl.vm.mem_profiling=1 mem_profiling_page_ref=page_ext"
 end=$(date +%s)
 
 "$ROOT/scripts/bench-report.sh" "$out/runs" \
