@@ -55,7 +55,7 @@ for k in bench-stock bench-off bench-prof bench-stats bench-notrace; do
 	"$ROOT/scripts/mkinitramfs.sh" "$kout/$k" "$out/$k.cpio.gz"
 done
 
-boot() { # CONFIG KERNEL [CMDLINE]
+boot() { # CONFIG KERNEL [CMDLINE WORD...]
 	local d=$out/runs/$1 s=0 t0
 	[[ $1 =~ ${ONLY:-.} ]] || return 0
 	mkdir -p "$d"
@@ -65,7 +65,7 @@ boot() { # CONFIG KERNEL [CMDLINE]
 		-m 512 -smp 1 -icount shift=0,sleep=off \
 		-kernel "$kout/$2/arch/x86/boot/bzImage" -initrd "$out/$2.cpio.gz" \
 		-serial "file:$d/console.log" -serial "file:$d/results.log" \
-		-append "console=ttyS0 panic=-1 tsc=reliable allocprof.mode=bench ${3:-}" \
+		-append "console=ttyS0 panic=-1 tsc=reliable allocprof.mode=bench ${*:3}" \
 		</dev/null >"$d/qemu.log" 2>&1 || s=$?
 	grep -q '^@@DONE' "$d/results.log" ||
 		die "bench boot $1 did not finish (qemu status $s; logs in $d)"
