@@ -1,9 +1,11 @@
 # Module allocation rows: the allocprof_test module allocates through each
 # annotated page allocator entry point and tells which /proc/allocinfo
 # row (file:line [allocprof_test]) must show which bytes and calls.
-# Then: freeing zeroes the rows, and unloading the module while its pages
-# are still allocated (held by allocprof_keeper) warns once, hides its
-# rows and keeps a later free safe.
+# __free_pages() of a block whose first page someone else holds leaves
+# only that page charged.  Then: freeing zeroes the rows, and unloading
+# the module while its pages are still allocated (held by
+# allocprof_keeper) warns once, hides its rows and keeps a later free
+# safe.
 
 if [ ! -e /proc/allocinfo ]; then
 	t_skip "allocprof_test module rows" "no /proc/allocinfo"
@@ -20,6 +22,8 @@ t_check "allocprof_test covers the page APIs ($(wc -l </proc/allocprof_test))" \
 rows_exact "module rows exact after allocation" allocprof_test 0
 t_check "module rows carry [allocprof_test]" grep -q " \[allocprof_test\] func:" /proc/allocinfo
 
+t_check "block freed while its first page is held" sh -c 'echo hold >/proc/allocprof_test'
+rows_exact "module rows exact with a held first page" allocprof_test 0
 echo free >/proc/allocprof_test
 rows_exact "module rows zero after free" allocprof_test 1
 echo alloc >/proc/allocprof_test

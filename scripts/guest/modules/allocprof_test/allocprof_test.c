@@ -9,6 +9,9 @@
  * Commands written to /proc/allocprof_test:
  *   free   free everything (expected values become 0 0)
  *   alloc  free everything, then allocate again
+ *   hold   take a reference to the first page of the "held" block and
+ *          __free_pages() it: the other pages are freed and uncharged,
+ *          the first stays charged until a later free drops the reference
  *   stash  hand all live pages to allocprof_keeper (which must be
  *          loaded); they stay charged to this module's lines, so
  *          unloading this module afterwards leaves memory allocated.
@@ -27,15 +30,16 @@
 
 #define BULK_N 4
 
-enum kind { K_PAGE, K_ADDR, K_EXACT, K_FOLIO, K_BULK_ARRAY, K_BULK_LIST, K_SPLIT };
+enum kind { K_PAGE, K_ADDR, K_EXACT, K_FOLIO, K_BULK_ARRAY, K_BULK_LIST, K_SPLIT,
+	    K_HELD };
 
-enum state { S_FREE, S_LIVE, S_STASHED };
+enum state { S_FREE, S_LIVE, S_STASHED, S_HELD };
 
 struct item {
 	const char *api;
 	unsigned int line;
 	enum kind kind;
-	unsigned int order;	/* K_PAGE, K_ADDR, K_FOLIO, K_SPLIT */
+	unsigned int order;	/* K_PAGE, K_ADDR, K_FOLIO, K_SPLIT, K_HELD */
 	unsigned int npages;	/* K_EXACT, bulk: pages allocated */
 	enum state state;
 	struct page *page;
@@ -68,10 +72,16 @@ static void expected(struct item *it, unsigned long *bytes, unsigned long *calls
 	*calls = 0;
 	if (it->state == S_FREE)
 		return;
+	if (it->state == S_HELD) {
+		*bytes = PAGE_SIZE;
+		*calls = 1;
+		return;
+	}
 	switch (it->kind) {
 	case K_PAGE:
 	case K_ADDR:
 	case K_FOLIO:
+	case K_HELD:
 		*bytes = PAGE_SIZE << it->order;
 		*calls = 1;
 		break;
@@ -125,12 +135,15 @@ static noinline void alloc_all(void)
 	it->npages = alloc_pages_bulk_list(GFP_KERNEL, BULK_N, &it->list); it->line = __LINE__;
 	it = new_item("split_page", K_SPLIT, 2);
 	it->page = alloc_pages(GFP_KERNEL, 2); it->line = __LINE__;
+	it = new_item("alloc_pages, head held", K_HELD, 2);
+	it->page = alloc_pages(GFP_KERNEL, 2); it->line = __LINE__;
 
 	for (it = items; it < items + nr_items; it++) {
 		bool ok;
 
 		switch (it->kind) {
 		case K_PAGE:
+		case K_HELD:
 			ok = it->page;
 			break;
 		case K_SPLIT:
@@ -168,6 +181,7 @@ static int for_each_block(struct item *it,
 
 	switch (it->kind) {
 	case K_PAGE:
+	case K_HELD:
 		return fn(it->page, it->order);
 	case K_ADDR:
 		return fn(virt_to_page((void *)it->addr), it->order);
@@ -206,6 +220,10 @@ static void free_all(void)
 	struct item *it;
 
 	for (it = items; it < items + nr_items; it++) {
+		if (it->state == S_HELD) {
+			put_page(it->page);
+			it->state = S_FREE;
+		}
 		if (it->state != S_LIVE)
 			continue;
 		if (it->kind == K_EXACT)
@@ -215,6 +233,23 @@ static void free_all(void)
 		else
 			for_each_block(it, free_block);
 		it->state = S_FREE;
+	}
+}
+
+/*
+ * Free a block while another reference to its first page outlives the
+ * call, as a speculative page cache lookup may hold one.
+ */
+static void hold_all(void)
+{
+	struct item *it;
+
+	for (it = items; it < items + nr_items; it++) {
+		if (it->kind != K_HELD || it->state != S_LIVE)
+			continue;
+		get_page(it->page);
+		__free_pages(it->page, it->order);
+		it->state = S_HELD;
 	}
 }
 
@@ -268,6 +303,8 @@ static int ctl_command(const char *cmd, const char __user *ubuf, size_t len)
 	} else if (!strcmp(cmd, "alloc")) {
 		free_all();
 		alloc_all();
+	} else if (!strcmp(cmd, "hold")) {
+		hold_all();
 	} else if (!strcmp(cmd, "stash")) {
 		return stash_all();
 	} else {
