@@ -32,7 +32,7 @@ slug() {
 
 # name_for SLUG: the series name with that slug, if any.
 name_for() {
-	series_patches 2>/dev/null | grep -xE "[0-9]{3}-$1\.patch" | head -n1
+	series_patches 2>/dev/null | grep -xE "[0-9]{3,}-$1\.patch" | head -n1
 }
 
 commits=$(git_tree rev-list --reverse base..HEAD)
@@ -73,7 +73,7 @@ awk -v names="$names" '
 	}' "$old" >"$out/series.new"
 mv "$out/series.new" "$out/series"
 # Drop patch files no longer in the series.
-for f in "$out"/[0-9][0-9][0-9]-*.patch; do
+for f in "$out"/[0-9][0-9][0-9]*-*.patch; do
 	[ -e "$f" ] || continue
 	case " $names " in *" ${f##*/} "*) ;; *) rm -f "$f" ;; esac
 done
