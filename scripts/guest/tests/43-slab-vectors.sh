@@ -29,12 +29,20 @@ fi
 [ -n "$sv_entry" ] || return 0
 
 # Columns: name active_objs num_objs objsize objperslab pagesperslab ...
-# objsize is what SLUB gives each object, rounded up to the word size:
-# the 21 four-byte entries of a kmalloc-192 vector take 88 bytes of
-# obj_exts-84.
-sv_missing=$(awk -v e="$sv_entry" '
+# A vector cache is named by the size it was created with, which SLUB
+# rounds up to the word size: the 21 four-byte entries of a kmalloc-192
+# vector take 84 bytes and obj_exts-84, like obj_exts-88, serves 88.
+# The sizes are compared so rounded, and taken from the names (obj_exts-2k
+# is 2048), since objsize also counts what debugging adds to each object
+# (KASAN's redzones and metadata).
+sv_size='function vsize(name, n) {
+	n = substr(name, 10)
+	if (n ~ /k$/) n *= 1024
+	return int((n + 7) / 8) * 8
+}'
+sv_missing=$(awk -v e="$sv_entry" "$sv_size"'
 	NR <= 2 { next }
-	$1 ~ /^obj_exts-/ { vec[$4] = 1; next }
+	$1 ~ /^obj_exts-/ { vec[vsize($1)] = 1; next }
 	{ need[$1] = int(($5 * e + 7) / 8) * 8 }
 	END { for (c in need) if (!(need[c] in vec)) printf "%s:%d ", c, need[c] }
 ' /proc/slabinfo)
@@ -43,9 +51,9 @@ t_eq "every slab cache has an obj_exts cache of exactly its vector size" "" \
 
 # And no vector cache is larger than the largest vector needed, i.e.
 # vectors are not rounded up to the next power of two.
-sv_bad=$(awk -v e="$sv_entry" '
+sv_bad=$(awk -v e="$sv_entry" "$sv_size"'
 	NR <= 2 { next }
-	$1 ~ /^obj_exts-/ { if ($2 > 0) used[$1] = $4; next }
+	$1 ~ /^obj_exts-/ { if ($2 > 0) used[$1] = vsize($1); next }
 	{ need[int(($5 * e + 7) / 8) * 8] = 1 }
 	END { for (c in used) if (!(used[c] in need)) printf "%s ", c }
 ' /proc/slabinfo)
