@@ -64,12 +64,14 @@ have_module() {
 	return 1
 }
 
-# load_test_module NAME: load test module NAME; false, and reported, when
-# its control file /proc/NAME did not appear.
+# load_test_module NAME [PARAM...]: load test module NAME with PARAMs;
+# false, and reported, when its control file /proc/NAME did not appear.
 load_test_module() {
-	t_check "$1 loads" insmod "$MODDIR/$1.ko"
-	[ -e "/proc/$1" ] && return 0
-	t_fail "$1 proc file" "missing"
+	_mod=$1
+	shift
+	t_check "$_mod loads" insmod "$MODDIR/$_mod.ko" "$@"
+	[ -e "/proc/$_mod" ] && return 0
+	t_fail "$_mod proc file" "missing"
 	return 1
 }
 

@@ -12,9 +12,15 @@
  * Commands written to /proc/allocprof_slab_test:
  *   free   free everything (expected values become 0 0)
  *   alloc  free everything, then allocate again
+ *
+ * With kfence_tries=N, one line allocates up to N times, a millisecond
+ * apart, until KFENCE samples the object: its row is "kmalloc-kfence",
+ * with 1 call if it got one.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
+#include <linux/kfence.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 
@@ -47,6 +53,8 @@ static size_t runtime_size = 700;
 module_param(runtime_size, ulong, 0444);
 static size_t runtime_large = 3 * PAGE_SIZE + 1;
 module_param(runtime_large, ulong, 0444);
+static unsigned int kfence_tries;
+module_param(kfence_tries, uint, 0444);
 
 static struct item *new_item(const char *api, unsigned int line,
 			     enum kind kind, unsigned long bytes)
@@ -77,6 +85,36 @@ static unsigned long large_bytes(size_t size)
 	_it->objs[0] = (call);						\
 	_it->live = !!_it->objs[0];					\
 } while (0)
+
+/*
+ * A KFENCE object has a slab of its own, whose vector has one entry.
+ * Allocate from one line until KFENCE samples an object, freeing the
+ * others, and keep that one.
+ */
+static void kfence_item(void)
+{
+	struct item *it;
+	unsigned int i;
+	void *p;
+
+	if (!kfence_tries)
+		return;
+	it = new_item("kmalloc-kfence", 0, K_KFREE, kmalloc_size_roundup(96));
+	it->nr = 0;
+	for (i = 0; i < kfence_tries; i++) {
+		it->line = __LINE__; p = kmalloc(96, GFP_KERNEL_ACCOUNT);
+		if (!p)
+			return;
+		if (is_kfence_address(p)) {
+			it->objs[0] = p;
+			it->nr = 1;
+			it->live = true;
+			return;
+		}
+		kfree(p);
+		msleep(1);
+	}
+}
 
 static int test_alloc(void)
 {
@@ -152,6 +190,8 @@ static int test_alloc(void)
 	}
 	it->nr = BULK_N;
 	it->live = true;
+
+	kfence_item();
 
 	for (i = 0; i < nr_items; i++)
 		if (items[i].nr && !items[i].live)
