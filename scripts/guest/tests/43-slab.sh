@@ -101,6 +101,12 @@ if grep -q '^memory[[:space:]].*1$' /proc/cgroups 2>/dev/null &&
 	freed=$(st_slab_stat)
 	t_check "memory cgroup uncharged after free ($after -> $freed)" \
 		[ $((after - freed)) -ge 32768 ]
+	# list_lru looks an object's memory cgroup up from an address
+	# inside the object (see lru_test() in allocprof_slab_test.c)
+	echo 0 >$st_cg/allocprof_slab/cgroup.procs
+	t_check "list_lru files objects under their memory cgroup" \
+		sh -c "echo lru >$st_proc"
+	echo 0 >$st_cg/cgroup.procs
 	rmdir $st_cg/allocprof_slab 2>/dev/null
 else
 	t_skip "slab rows in a memory cgroup" "no memory cgroup controller"

@@ -12,6 +12,8 @@
  * Commands written to /proc/allocprof_slab_test:
  *   free   free everything (expected values become 0 0)
  *   alloc  free everything, then allocate again
+ *   lru    check that list_lru files objects under the writer's memory
+ *          cgroup (write fails with EIO if not, see lru_test())
  *
  * With kfence_tries=N, one line allocates up to N times, a millisecond
  * apart, until KFENCE samples the object: its row is "kmalloc-kfence",
@@ -21,6 +23,8 @@
 
 #include <linux/delay.h>
 #include <linux/kfence.h>
+#include <linux/list_lru.h>
+#include <linux/memcontrol.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 
@@ -47,6 +51,7 @@ struct item {
 static struct item items[NR_ITEMS];
 static unsigned int nr_items;
 static struct kmem_cache *cache;
+static struct kmem_cache *lru_cache;
 
 /* Sizes not known to the compiler take the non-inlined kmalloc paths */
 static size_t runtime_size = 700;
@@ -229,6 +234,76 @@ static void test_free(void)
 	}
 }
 
+/*
+ * list_lru finds an item's memory cgroup from the item's address, which
+ * lies inside its object: here at the end of an object of a size that
+ * divides no slab's offset in memory.  Every other object is freed
+ * before the rest are listed, so that an entry taken from a neighbour
+ * (no memory cgroup) files an object on the wrong list.
+ */
+#define LRU_N		32
+#define LRU_OBJ_SIZE	200
+
+struct lru_obj {
+	char data[LRU_OBJ_SIZE - sizeof(struct list_head)];
+	struct list_head item;
+};
+
+static struct lru_obj *lru_objs[2 * LRU_N];
+
+static unsigned long lru_count_memcg(struct list_lru *lru,
+				     struct mem_cgroup *memcg)
+{
+	unsigned long listed = 0;
+	int nid;
+
+	/* Without memory cgroups, every item is on its node's list */
+	for_each_node(nid)
+		listed += memcg ? list_lru_count_one(lru, nid, memcg) :
+				  list_lru_count_node(lru, nid);
+	return listed;
+}
+
+static int lru_test(void)
+{
+	struct mem_cgroup *memcg;
+	unsigned long listed;
+	struct list_lru lru;
+	int i, n, ret;
+
+	ret = list_lru_init_memcg(&lru, NULL);
+	if (ret)
+		return ret;
+	for (n = 0; n < 2 * LRU_N; n++) {
+		lru_objs[n] = kmem_cache_alloc_lru(lru_cache, &lru,
+						   GFP_KERNEL_ACCOUNT);
+		if (!lru_objs[n])
+			break;
+	}
+	for (i = 1; i < n; i += 2)
+		kmem_cache_free(lru_cache, lru_objs[i]);
+	for (i = 0; i < n; i += 2) {
+		INIT_LIST_HEAD(&lru_objs[i]->item);
+		list_lru_add(&lru, &lru_objs[i]->item);
+	}
+	memcg = get_mem_cgroup_from_mm(current->mm);
+	listed = lru_count_memcg(&lru, memcg);
+	mem_cgroup_put(memcg);
+	for (i = 0; i < n; i += 2) {
+		list_lru_del(&lru, &lru_objs[i]->item);
+		kmem_cache_free(lru_cache, lru_objs[i]);
+	}
+	list_lru_destroy(&lru);
+	if (n < 2 * LRU_N)
+		return -ENOMEM;
+	if (listed != LRU_N) {
+		pr_err("%lu of %d objects on their memory cgroup's list\n",
+		       listed, LRU_N);
+		return -EIO;
+	}
+	return 0;
+}
+
 static int ctl_show(struct seq_file *m)
 {
 	unsigned int i;
@@ -258,6 +333,8 @@ static int ctl_command(const char *cmd, const char __user *ubuf, size_t len)
 		test_free();
 		return test_alloc();
 	}
+	if (sysfs_streq(cmd, "lru"))
+		return lru_test();
 	return -EINVAL;
 }
 
@@ -268,6 +345,12 @@ static int __init allocprof_slab_test_init(void)
 	cache = kmem_cache_create("allocprof_slab_test", CACHE_SIZE, 0, 0, NULL);
 	if (!cache)
 		return -ENOMEM;
+	lru_cache = kmem_cache_create("allocprof_slab_lru",
+				      sizeof(struct lru_obj), 0, 0, NULL);
+	if (!lru_cache) {
+		kmem_cache_destroy(cache);
+		return -ENOMEM;
+	}
 	mutex_lock(&ctl_lock);
 	ret = test_alloc();
 	mutex_unlock(&ctl_lock);
@@ -275,6 +358,7 @@ static int __init allocprof_slab_test_init(void)
 		ret = ctl_create();
 	if (ret) {
 		test_free();
+		kmem_cache_destroy(lru_cache);
 		kmem_cache_destroy(cache);
 	}
 	return ret;
@@ -284,6 +368,7 @@ static void __exit allocprof_slab_test_exit(void)
 {
 	ctl_remove();
 	test_free();
+	kmem_cache_destroy(lru_cache);
 	kmem_cache_destroy(cache);
 }
 
