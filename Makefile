@@ -39,7 +39,7 @@ stress: deps
 	$(S)/apply-series.sh
 	$(SERIES_ENV) $(S)/stress.sh
 
-## bench         stock vs patched kernels under QEMU -icount: Documentation/benchmarks.md
+## bench         stock vs patched kernels under QEMU -icount: Documentation/benchmarks.md (EXTRA=1: two more)
 bench: deps
 	$(S)/bench.sh
 

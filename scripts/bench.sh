@@ -1,13 +1,15 @@
 #!/bin/bash
 # make bench: build stock 6.1 and the patched series with one base config
-# (qemu + bench fragments), plus the series with the lifetime counts
-# (1+stats) and without its trace events (1-notrace), boot each configuration once in QEMU with
+# (qemu + bench fragments), boot each configuration once in QEMU with
 # -icount shift=0,sleep=off -smp 1 (a guest ns is one instruction) running
 # scripts/guest/bench.sh, and write build/bench/report.md, also copied
-# into the generated section of Documentation/benchmarks.md.
+# into the generated section of Documentation/benchmarks.md.  EXTRA=1
+# adds the series with the lifetime counts (1+stats) and without its
+# trace events (1-notrace): two more kernels to build.
 #
 # Environment: SERIES_SRC (patched tree; default: build/series made by
-# apply-series.sh), ONLY (regex of configurations to boot), TIMEOUT,
+# apply-series.sh), EXTRA, ONLY (regex of configurations to boot; the
+# results of others from an earlier run stay in the report), TIMEOUT,
 # BENCH_DOC (the document to update; empty: none).
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -15,17 +17,20 @@ set -eu
 out=$BUILD/bench
 kout=$out/kernel
 start=$(date +%s)
+# A full run reports what it booted and nothing older.
+[ -n "${ONLY:-}" ] || rm -rf "$out/runs"
 mkdir -p "$out/runs"
 
 if [ -z "${SERIES_SRC:-}" ]; then
 	"$ROOT/scripts/apply-series.sh"
 	SERIES_SRC=$BUILD/series
 fi
+kernels="bench-stock bench-off bench-prof"
+[ "${EXTRA:-0}" = 0 ] || kernels="$kernels bench-stats bench-notrace"
 SRC=$PRISTINE KOUT=$kout "$ROOT/scripts/build-kernel.sh" bench-stock
-SRC=$SERIES_SRC KOUT=$kout "$ROOT/scripts/build-kernel.sh" bench-off
-SRC=$SERIES_SRC KOUT=$kout "$ROOT/scripts/build-kernel.sh" bench-prof
-SRC=$SERIES_SRC KOUT=$kout "$ROOT/scripts/build-kernel.sh" bench-stats
-SRC=$SERIES_SRC KOUT=$kout "$ROOT/scripts/build-kernel.sh" bench-notrace
+for k in ${kernels#bench-stock }; do
+	SRC=$SERIES_SRC KOUT=$kout "$ROOT/scripts/build-kernel.sh" "$k"
+done
 built=$(date +%s)
 
 # Modules with many allocation call sites, to grow /proc/allocinfo.
@@ -51,7 +56,7 @@ gen_tags_module allocprof_tags_a 1000
 gen_tags_module allocprof_tags_b 2000
 
 export MODULE_DIRS="$ROOT/scripts/guest/bench-modules $out/gen-modules"
-for k in bench-stock bench-off bench-prof bench-stats bench-notrace; do
+for k in $kernels; do
 	"$ROOT/scripts/mkinitramfs.sh" "$kout/$k" "$out/$k.cpio.gz"
 done
 
@@ -90,7 +95,9 @@ pair() { # "CONFIG KERNEL [CMDLINE]" "CONFIG KERNEL [CMDLINE]"
 pair "stock bench-stock" "stock-2 bench-stock"
 pair "off bench-off" "never bench-prof sysctl.vm.mem_profiling=never"
 pair "0 bench-prof sysctl.vm.mem_profiling=0" "1 bench-prof sysctl.vm.mem_profiling=1"
-pair "1+stats bench-stats sysctl.vm.mem_profiling=1" "1-notrace bench-notrace sysctl.vm.mem_profiling=1"
+[ "${EXTRA:-0}" = 0 ] ||
+	pair "1+stats bench-stats sysctl.vm.mem_profiling=1" \
+		"1-notrace bench-notrace sysctl.vm.mem_profiling=1"
 # The alloc_tag events enabled with a filter no call site matches: what
 # they cost while someone traces other call sites.
 # The bench base leaves room for page references in page->flags, where
