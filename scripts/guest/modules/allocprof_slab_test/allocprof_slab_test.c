@@ -236,8 +236,10 @@ static void test_free(void)
 
 /*
  * list_lru finds an item's memory cgroup from the item's address, which
- * lies inside its object: here at the end of an object of a size that
- * divides no slab's offset in memory.  Every other object is freed
+ * lies inside its object: here at the end of a 200-byte object, a size
+ * of which few slabs' offsets in memory are a multiple (1040's biased
+ * index is off by one for such an address unless the offset is a
+ * multiple, or nearly one).  Every other object is freed
  * before the rest are listed, so that an entry taken from a neighbour
  * (no memory cgroup) files an object on the wrong list.
  */
