@@ -87,15 +87,24 @@ rows_exact() {
 # module MODULE lists in /proc/MODULE ("file:line bytes calls api") that
 # /proc/allocinfo does not show exactly; ZERO=1 expects "0 0" instead.
 rows_differ() {
-	while read -r _loc _bytes _calls _api; do
-		[ "$2" = 1 ] && { _bytes=0; _calls=0; }
-		_row=$(grep " $_loc \[$1\] func:" /proc/allocinfo)
-		_got=$(echo "$_row" | awk '{ print $1, $2 }')
-		_n=$(echo "$_row" | grep -c .)
-		if [ "$_n" != 1 ] || [ "$_got" != "$_bytes $_calls" ]; then
-			echo "$_api: $_loc expected '$_bytes $_calls' got '$_got' ($_n rows)"
-		fi
-	done <"/proc/$1" | head -3
+	# One read of each file and one awk: a process per row costs
+	# seconds under emulation, for dozens of rows.
+	cat /proc/allocinfo >/tmp/rows_differ.info
+	awk -v mod="[$1]" -v zero="$2" '
+		FILENAME == ARGV[1] { loc[++n] = $1; want[n] = zero == 1 ? "0 0" : $2 " " $3
+			api[n] = $4; next }
+		$4 == mod && $5 ~ /^func:/ { rows[$3]++; got[$3] = $1 " " $2 }
+		END {
+			for (i = 1; i <= n && bad < 3; i++) {
+				l = loc[i]
+				if (rows[l] == 1 && got[l] == want[i])
+					continue
+				printf "%s: %s expected '\''%s'\'' got '\''%s'\'' (%d rows)\n",
+					api[i], l, want[i], got[l], rows[l]
+				bad++
+			}
+		}' "/proc/$1" /tmp/rows_differ.info
+	rm -f /tmp/rows_differ.info
 }
 
 # meminfo_kb KEY: the kB value of KEY in /proc/meminfo.
