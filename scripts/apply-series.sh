@@ -17,7 +17,8 @@ stamp=$( (echo "$version"; cat "$ROOT/patches/series"
 [ "$(cat "$dir/.allocprof-stamp" 2>/dev/null)" = "$stamp" ] && exit 0
 
 rm -rf "$dir"
-cp -a "$PRISTINE" "$dir"
+# Hard links: patch replaces the files it changes, the pristine copy stays.
+cp -al "$PRISTINE" "$dir"
 for p in $(series_patches); do
 	[ -f "$ROOT/patches/$p" ] || die "patches/$p does not apply: listed in patches/series but missing"
 	if ! out=$(cd "$dir" && patch -p1 --batch --forward --fuzz=0 --no-backup-if-mismatch <"$ROOT/patches/$p" 2>&1); then

@@ -10,14 +10,20 @@
 #                      end trace) that contains a match of the extended
 #                      regular expression RE, or a stack dump (.. </TASK>)
 #                      that starts with one
+#   --initrd FILE      the test initramfs, made by mkinitramfs.sh for KDIR
+#                      (default: made here)
 #
+# KUnit suites built into the kernel run at boot only where the command
+# line names them with kunit.filter_glob=; their results (from the KTAP
+# on the console) are part of this run's TAP, one line per case or
+# parameter.
 # Besides the guest's own checks, a run fails when the guest does not boot,
 # hangs, stops before its last test, or the kernel prints a WARNING, BUG,
 # Oops or panic.  Logs stay in build/boot/NAME/.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-cmdline="" qemu_extra="" tmo=180 expect=pass allow=""
+cmdline="" qemu_extra="" tmo=180 expect=pass allow="" initrd=""
 while [ $# -gt 2 ]; do
 	case "$1" in
 	--cmdline) cmdline=$2; shift 2 ;;
@@ -25,6 +31,7 @@ while [ $# -gt 2 ]; do
 	--timeout) tmo=$2; shift 2 ;;
 	--expect-fail) expect=fail; shift ;;
 	--allow-warning) allow=$2; shift 2 ;;
+	--initrd) initrd=$2; shift 2 ;;
 	*) die "unknown option $1" ;;
 	esac
 done
@@ -37,8 +44,11 @@ rm -f "$console" "$results"
 
 image=$kdir/arch/x86/boot/bzImage
 [ -f "$image" ] || die "no kernel at $image"
-"$ROOT/scripts/mkinitramfs.sh" "$kdir" "$logdir/initramfs.cpio.gz"
-initrd=$logdir/initramfs.cpio.gz
+if [ -z "$initrd" ]; then
+	"$ROOT/scripts/mkinitramfs.sh" "$kdir" "$logdir/initramfs.cpio.gz"
+	initrd=$logdir/initramfs.cpio.gz
+fi
+base_initrd=$initrd
 # allocprof.tools=1 on the command line: the host's perf and bpftrace go
 # in too, as an uncompressed archive before the initramfs (the kernel
 # unpacks one after the other), for the one-liner tests.
@@ -47,9 +57,16 @@ case " $cmdline " in
 	# Without them the guest reports them missing.
 	if "$ROOT/scripts/mktools.sh" "$kdir" "$logdir/initrd"; then
 		initrd=$logdir/initrd
-		cat "$logdir/initramfs.cpio.gz" >>"$initrd"
+		cat "$base_initrd" >>"$initrd"
 	fi
 	;;
+esac
+
+# KUnit suites run only where asked for.
+kunit=0
+case " $cmdline " in
+*" kunit.filter_glob="*) kunit=1 ;;
+*) cmdline="$cmdline kunit.filter_glob=none" ;;
 esac
 
 # shellcheck disable=SC2086
@@ -62,7 +79,7 @@ set -- qemu-system-x86_64 -nodefaults -display none -no-reboot \
 echo "$*" >"$logdir/qemu.cmd"
 status=0
 timeout "$tmo" "$@" </dev/null >"$console" 2>&1 || status=$?
-[ "$initrd" = "$logdir/initramfs.cpio.gz" ] || rm "$initrd"	# a big one
+[ "$initrd" = "$base_initrd" ] || rm "$initrd"	# a big one
 touch "$results"
 
 n=0 failed=0
@@ -88,8 +105,52 @@ allowed_out() {
 		END { if (inblk) printf "%s", blk }'
 }
 
+# KTAP of the KUnit suites on the console, as "ok|not ok|skip NAME # WHY"
+# lines: a case without parameters, or each parameter of one.
+kunit_results() {
+	tr -d '\r' <"$console" | sed -E 's/^\[ *[0-9.]+\] //' | awk '
+		/^    # Subtest: / { suite = $3; next }
+		/^        # Subtest: / { kcase = $3; params = 0; next }
+		/^    (    )?(not )?ok [0-9]+ / {
+			param = /^        /
+			line = $0
+			sub(/^ +/, "", line)
+			bad = line ~ /^not /
+			sub(/^(not )?ok [0-9]+ (- )?/, "", line)
+			why = ""
+			if (match(line, / # .*/)) {
+				why = substr(line, RSTART + 3)
+				line = substr(line, 1, RSTART - 1)
+			}
+			if (param)
+				params = 1
+			else if (params) {	# the parent of the parameters
+				params = 0
+				next
+			}
+			name = "kunit " suite ": " (param ? kcase ": " : "") line
+			if (bad)
+				print "not-ok", name " # " (why == "" ? "failed" : why)
+			else if (why ~ /^SKIP/)
+				print "skip", name " # " why
+			else
+				print "ok", name
+		}'
+}
+
 report() {
 	grep -q '^@@BOOTED' "$results" && tap ok "booted" || tap not-ok "booted" "no sign of life from /init"
+	if [ "$kunit" = 1 ]; then
+		kunit_results >"$logdir/kunit.txt"
+		[ -s "$logdir/kunit.txt" ] || echo "not-ok kunit: suites ran # no KTAP results on the console" >"$logdir/kunit.txt"
+		while read -r verdict r; do
+			case "$verdict" in
+			ok) tap ok "$r" ;;
+			not-ok) tap not-ok "${r%% # *}" "${r#* # }" ;;
+			skip) n=$((n + 1)); echo "ok $n - $name: ${r%% # *} # ${r#* # }" ;;
+			esac
+		done <"$logdir/kunit.txt"
+	fi
 	while IFS= read -r line; do
 		line=${line%$'\r'}
 		case "$line" in

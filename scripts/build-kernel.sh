@@ -3,15 +3,36 @@
 # scripts/configs/kernels, out of tree, with ccache.  Fails, naming the
 # option, when something a fragment asks for did not land in .config.
 #
-# Usage: build-kernel.sh [--config-only] NAME
+# Usage: build-kernel.sh [--config-only] [--tap] [--initramfs] NAME
+#   --config-only  make the .config and stop
+#   --tap          say on stdout, as one TAP line, whether the kernel built
+#   --initramfs    then make its test initramfs (mkinitramfs.sh), in
+#                  KOUT/NAME/initramfs.cpio.gz
 # Environment: SRC (source tree, default build/linux), KOUT (output parent,
-# default build/kernel), JOBS.
+# default build/kernel), JOBS.  Under a make jobserver (make test) the
+# build takes its share of make's job slots instead of JOBS.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-config_only=0
-[ "${1:-}" = --config-only ] && { config_only=1; shift; }
-name=${1:?usage: build-kernel.sh [--config-only] NAME}
+config_only=0 tap=0 initramfs=0
+while :; do
+	case "${1:-}" in
+	--config-only) config_only=1; shift ;;
+	--tap) tap=1; shift ;;
+	--initramfs) initramfs=1; shift ;;
+	*) break ;;
+	esac
+done
+name=${1:?usage: build-kernel.sh [--config-only] [--tap] [--initramfs] NAME}
+if [ "$tap" = 1 ]; then
+	# The verdict as TAP; what went wrong is on stderr.
+	if "$0" $([ "$initramfs" = 1 ] && echo --initramfs) "$name"; then
+		echo "ok 1 - kernel $name builds"
+	else
+		echo "not ok 1 - kernel $name builds"
+	fi
+	exit 0
+fi
 src=${SRC:-$TREE}
 out=${KOUT:-$BUILD/kernel}/$name
 frags=$(awk -v n="$name" '$1 == n { $1 = ""; print }' "$ROOT/scripts/configs/kernels")
@@ -28,7 +49,11 @@ kmake() {
 	make -s -C "$src" O="$out" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" "$@"
 }
 
+jobs=-j$JOBS
+case " ${MAKEFLAGS:-} " in *" --jobserver-auth="* | *" -j"*) jobs="" ;; esac
+
 mkdir -p "$out"
+rm -f "$out/.allocprof-built"
 kmake tinyconfig >/dev/null
 # shellcheck disable=SC2086
 "$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" $files >"$out/merge.log" 2>&1
@@ -39,10 +64,14 @@ check_fragments "build-kernel: $name" "$out/.config" $files || exit 1
 [ "$config_only" = 0 ] || exit 0
 
 msg "building kernel '$name' ($frags) from $src in $out"
-kmake -j"$JOBS" >"$out/build.log" 2>&1 || {
+kmake $jobs >"$out/build.log" 2>&1 || {
 	tail -30 "$out/build.log" >&2
 	die "kernel '$name' failed to build (log: $out/build.log)"
 }
 grep -E '^(CONFIG_MEM_ALLOC_PROFILING|CONFIG_SLUB=|CONFIG_MEMCG|CONFIG_SMP=)' \
 	"$out/.config" | sed 's/^/    /' >&2 || true
 msg "kernel '$name': $out/arch/x86/boot/bzImage (config: $out/.config)"
+if [ "$initramfs" = 1 ]; then
+	"$ROOT/scripts/mkinitramfs.sh" "$out" "$out/initramfs.cpio.gz"
+fi
+touch "$out/.allocprof-built"

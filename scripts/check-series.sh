@@ -4,10 +4,16 @@
 # scripts/checkpatch.pl --strict on every patch, and sparse (make C=2) on the
 # C files the series touches, failing on warnings the pristine source does
 # not already have.  Prints TAP.
+#
+# Usage: check-series.sh [--apply | --checkpatch | --sparse KERNEL]
+# Without an option, all three; make test runs them as separate jobs, the
+# sparse one once KERNEL (default debug) is built.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
 series=$BUILD/series
+step=${1:-all}
+kernel=${2:-debug}
 
 n=0 failed=0
 tap() {
@@ -16,7 +22,9 @@ tap() {
 }
 
 # 1. Apply.
-if "$ROOT/scripts/apply-series.sh" "$series" 2>"$BUILD/apply.log"; then
+if [ "$step" != all ] && [ "$step" != --apply ]; then
+	[ -f "$series/.allocprof-stamp" ] || die "the series is not applied in $series"
+elif "$ROOT/scripts/apply-series.sh" "$series" 2>"$BUILD/apply.log"; then
 	tap ok "series: all $(series_patches | wc -l) patches apply with patch -p1"
 else
 	tap not-ok "series applies with patch -p1" "$(grep -m1 'does not apply' "$BUILD/apply.log")"
@@ -26,7 +34,9 @@ else
 fi
 
 # 2. checkpatch --strict on every patch.
-for p in $(series_patches); do
+checkpatched=""
+[ "$step" = all ] || [ "$step" = --checkpatch ] && checkpatched=$(series_patches)
+for p in $checkpatched; do
 	# Debian's python3 first: spdxcheck.py needs python3-ply and python3-git.
 	if out=$(cd "$series" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict --quiet --no-summary "$ROOT/patches/$p" 2>&1); then
 		tap ok "checkpatch --strict: $p"
@@ -39,24 +49,29 @@ done
 # 3. sparse on the C files the series touches that the kernel below builds
 # (the boot tests reuse that build).  A warning counts as new when the
 # pristine file lacks it; line numbers and the _noprof renames are ignored.
-files=$(for p in $(series_patches); do sed -n 's|^+++ b/\(.*\.c\)$|\1|p' "$ROOT/patches/$p"; done | sort -u)
-kernel=${SPARSE_KERNEL:-debug}
+files=""
+[ "$step" = all ] || [ "$step" = --sparse ] &&
+	files=$(for p in $(series_patches); do sed -n 's|^+++ b/\(.*\.c\)$|\1|p' "$ROOT/patches/$p"; done | sort -u)
 kout=${KOUT:-$BUILD/test/kernel}
-if [ -n "$files" ] && ! SRC=$series KOUT=$kout "$ROOT/scripts/build-kernel.sh" "$kernel" >&2; then
+if [ "$step" = --sparse ] && [ ! -f "$kout/$kernel/.allocprof-built" ]; then
+	files=""	# its build reported why
+elif [ -n "$files" ] && [ "$step" = all ] &&
+	! SRC=$series KOUT=$kout "$ROOT/scripts/build-kernel.sh" "$kernel" >&2; then
 	tap not-ok "sparse: kernel $kernel builds"
 	files=""
 fi
 
-# sparse_run SRC O FILE...: "file: warning" lines, normalised.
+# sparse_run SRC O FILE...: "file: warning" lines, normalised; one make
+# for all files, as each make reads the whole build tree first.
 sparse_run() {
-	local src=$1 o=$2 f
+	local src=$1 o=$2 f objs=""
 	shift 2
-	for f in "$@"; do
-		make -C "$src" O="$o" ARCH=x86_64 CC="ccache gcc" C=2 CHECK=sparse \
-			"${f%.c}.o" 2>&1 | grep -E ': (warning|error):' |
-			sed -E -e 's#^.*/(series|linux-source-6.1)/##' -e 's/:[0-9]+:[0-9]+:/:/' \
-				-e 's/_noprof//g' || true
-	done
+	for f in "$@"; do objs="$objs ${f%.c}.o"; done
+	# shellcheck disable=SC2086
+	make -C "$src" O="$o" ARCH=x86_64 CC="ccache gcc" C=2 CHECK=sparse -k \
+		$objs 2>&1 | grep -E ': (warning|error):' |
+		sed -E -e 's#^.*/(series|linux-source-6.1)/##' -e 's/:[0-9]+:[0-9]+:/:/' \
+			-e 's/_noprof//g' || true
 }
 
 built=""
