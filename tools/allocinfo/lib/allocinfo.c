@@ -662,6 +662,10 @@ static int parse_header(struct allocinfo_list *l, const char *buf, size_t len,
 			while (s < e && *s >= '0' && *s <= '9' && min < 100000)
 				min = min * 10 + (unsigned long)(*s++ - '0');
 		}
+		/* further components (1.0.1) number revisions of the same format */
+		while (s < e && *s == '.' && s + 1 < e && s[1] >= '0' && s[1] <= '9')
+			for (s++; s < e && *s >= '0' && *s <= '9'; s++)
+				;
 		if (s != e)
 			break;
 		found = 1;

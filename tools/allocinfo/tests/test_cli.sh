@@ -51,6 +51,9 @@ run "$T/nonexistent"
 check "error: missing file exits 1 with reason" eval '[ $rc = 1 ] && errhas "No such file"'
 run "$F/malformed/v3.txt"
 check "error: version 3.0 refused" eval '[ $rc = 1 ] && errhas "unsupported format version 3.0"'
+printf 'allocinfo - version: 1.0.1\n 10 1 a.c:1 func:f\n' >"$T/v101.txt"
+run --strict "$T/v101.txt"
+check "source: version 1.0.1 is read as 1.0" eval '[ $rc = 0 ] && has "^-- 1 call site "'
 run "$F/malformed/no-header.txt"
 check "error: missing header" eval '[ $rc = 1 ] && errhas "missing .allocinfo - version"'
 run "$F/malformed/empty.txt"

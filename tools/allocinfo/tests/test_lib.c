@@ -305,6 +305,16 @@ static void version_checks(void **state)
 	assert_int_equal(allocinfo_list_read_buffer(l, "allocinfo - version: 1.7\n", 25),
 			 ALLOCINFO_OK);
 	assert_int_equal(allocinfo_list_version_minor(l), 7);
+	/* a third component (a stable kernel's own numbering) is not a new format */
+	assert_int_equal(allocinfo_list_read_buffer(l, "allocinfo - version: 1.0.1\n", 27),
+			 ALLOCINFO_OK);
+	assert_int_equal(allocinfo_list_version_major(l), 1);
+	assert_int_equal(allocinfo_list_version_minor(l), 0);
+	assert_int_equal(allocinfo_list_read_buffer(l, "allocinfo - version: 2.1.3.4\n", 29),
+			 ALLOCINFO_OK);
+	assert_int_equal(allocinfo_list_version_minor(l), 1);
+	assert_int_equal(allocinfo_list_read_buffer(l, "allocinfo - version: 1.0.\n", 26),
+			 ALLOCINFO_ENOHEADER);
 	assert_int_equal(allocinfo_list_read_buffer(l, "allocinfo - version: x\n", 23),
 			 ALLOCINFO_ENOHEADER);
 	assert_int_equal(allocinfo_list_read_buffer(l, "allocinfo - version: 1.0 junk\n", 30),
