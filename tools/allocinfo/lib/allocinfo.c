@@ -443,8 +443,7 @@ static int entry_set_kv(struct allocinfo_entry *e, const char *kv, size_t len)
 
 #define U64_TENTH (UINT64_MAX / 10)	/* 1844674407370955161, last digit 5 */
 
-static const char *parse_row(const char *p, const char *end, int vmajor,
-			     struct row *r)
+static const char *parse_row(const char *p, const char *end, struct row *r)
 {
 	int neg = 0;
 	uint64_t v = 0;
@@ -540,10 +539,12 @@ static const char *parse_row(const char *p, const char *end, int vmajor,
 	r->fnlen = (size_t)(p - t);
 	while (p < end && isws(*p))
 		p++;
+	/*
+	 * Pairs are read whatever the version: kernels have backported the
+	 * 2.0 marker (accurate:no) without bumping the version line.
+	 */
 	r->kv = p;
 	r->kvlen = (size_t)(end - p);
-	if (p < end && vmajor < 2)
-		return "unexpected text after func: (key:value pairs need version 2.0)";
 	while (p < end) {
 		t = p;
 		while (p < end && !isws(*p) && *p != ':')
@@ -751,7 +752,7 @@ static int parse_buffer(struct allocinfo_list *l, const char *buf, size_t len)
 			continue;
 		}
 		in_header = 0;
-		why = parse_row(s, e, l->vmajor, &r);
+		why = parse_row(s, e, &r);
 		if (why) {
 			malformed(l, lineno, why);
 			continue;

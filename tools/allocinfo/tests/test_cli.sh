@@ -40,6 +40,10 @@ check "source: no trailing newline" eval '[ $rc = 0 ] && row1 | grep -q "a.c:1 *
 run -a "$F/v2.txt"
 check "v2: key:value pairs shown" eval 'has "foo_init *foo *accurate:no" && has "total_calls:123 requested:60"'
 
+# a 1.0 kernel that backported the key:value marker: every row counts
+"$GEN" 600 5 2 | sed '1s/2\.0/1.0/' >"$T/v1kv.txt"
+run --json --strict "$T/v1kv.txt"
+check "source: 1.0 rows with key:value pairs are kept" eval '[ $rc = 0 ] && grep -q "accurate:" "$T/v1kv.txt" && [ "$(jget "d[\"count\"]")" = 600 ] && [ "$(jget "d[\"total_bytes\"]")" = "$(awksum "$T/v1kv.txt")" ]'
 awk 'BEGIN { printf "allocinfo - version: 2.0\n 5 1 "; for (i = 0; i < 20000; i++) printf "dir%d/", i; printf "f.c:1 func:"; for (i = 0; i < 200000; i++) printf "x"; printf " k:v\n" }' >"$T/long.txt"
 run -a "$T/long.txt"
 check "source: 300 KB line, full names in the table" eval '[ $rc = 0 ] && [ $(awk "{ if (length(\$0) > m) m = length(\$0) } END { print m }" "$T/out") -gt 300000 ]'

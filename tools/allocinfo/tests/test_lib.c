@@ -558,18 +558,32 @@ static void snapshot_header_meta(void **state)
 	allocinfo_list_free(l);
 }
 
-static void v1_rejects_pairs_v2_accepts(void **state)
+/*
+ * A kernel that backported the key:value marker without bumping the
+ * version prints 1.0 rows with pairs: they are rows like any other.
+ */
+static void v1_rows_with_pairs(void **state)
 {
 	struct allocinfo_list *l;
+	struct allocinfo_entry *e;
 
 	(void)state;
-	l = parse("allocinfo - version: 1.0\n1 1 a.c:1 func:f accurate:no\n");
+	l = parse("allocinfo - version: 1.0\n1 1 a.c:1 func:f accurate:no\n"
+		  "2 2 b.c:2 [m] func:g\n4 1 c.c:3 func:h x:1 y:a:b\n");
+	assert_int_equal(allocinfo_list_count(l), 3);
+	assert_int_equal(allocinfo_list_malformed_count(l), 0);
+	e = nth(l, 0);
+	assert_string_equal(allocinfo_entry_kv_find(e, "accurate"), "no");
+	e = nth(l, 2);
+	assert_int_equal(allocinfo_entry_bytes(e), 4);
+	assert_int_equal(allocinfo_entry_kv_count(e), 2);
+	assert_string_equal(allocinfo_entry_kv_find(e, "y"), "a:b");
+	allocinfo_list_free(l);
+	/* text that is not a pair is still malformed, in 1.x as in 2.x */
+	l = parse("allocinfo - version: 1.0\n1 1 a.c:1 func:f not a pair\n");
 	assert_int_equal(allocinfo_list_count(l), 0);
 	assert_int_equal(allocinfo_list_malformed_count(l), 1);
-	allocinfo_list_free(l);
-	l = parse("allocinfo - version: 2.0\n1 1 a.c:1 func:f accurate:no\n");
-	assert_int_equal(allocinfo_list_count(l), 1);
-	assert_int_equal(allocinfo_list_malformed_count(l), 0);
+	assert_string_equal(allocinfo_list_malformed_reason(l, 0), "bad key:value pair");
 	allocinfo_list_free(l);
 }
 
@@ -644,7 +658,7 @@ int main(void)
 		cmocka_unit_test(path_errors),
 		cmocka_unit_test(strerror_all),
 		cmocka_unit_test(snapshot_header_meta),
-		cmocka_unit_test(v1_rejects_pairs_v2_accepts),
+		cmocka_unit_test(v1_rows_with_pairs),
 		cmocka_unit_test(generated_sums),
 		cmocka_unit_test(null_safety),
 	};
