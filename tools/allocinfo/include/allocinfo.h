@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define ALLOCINFO_LIB_VERSION "1.0.0"
+#define ALLOCINFO_LIB_VERSION "1.1.0"
 
 /* Where the kernel publishes the profile (mode 0400, root only). */
 #define ALLOCINFO_PROC_PATH "/proc/allocinfo"
@@ -35,8 +35,17 @@ enum allocinfo_error {
 	ALLOCINFO_EIO,		/* other system error; see allocinfo_list_errno() */
 	ALLOCINFO_ENOHEADER,	/* no "allocinfo - version: X.Y" header */
 	ALLOCINFO_EVERSION,	/* unsupported major format version */
+	ALLOCINFO_ETOOBIG,	/* input larger than the list's limit */
 	ALLOCINFO_NERRORS
 };
+
+/*
+ * Default limit on the bytes a read takes from its source: 64 MiB, some
+ * eight times the largest /proc/allocinfo seen (tens of thousands of rows
+ * with 2.x pairs), so that /dev/zero or an endless pipe fail instead of
+ * filling memory.
+ */
+#define ALLOCINFO_MAX_INPUT_DEFAULT ((size_t)64 << 20)
 
 /* How many malformed line numbers a list remembers per read. */
 #define ALLOCINFO_MALFORMED_MAX 64
@@ -54,6 +63,7 @@ int allocinfo_list_read_fd(struct allocinfo_list *list, int fd);
 int allocinfo_list_read_buffer(struct allocinfo_list *list, const char *buf,
 			       size_t len);
 size_t allocinfo_list_prune(struct allocinfo_list *list);
+int allocinfo_list_set_max_input(struct allocinfo_list *list, size_t max);
 int allocinfo_list_geterror(const struct allocinfo_list *list);
 int allocinfo_list_errno(const struct allocinfo_list *list);
 

@@ -84,6 +84,7 @@ struct allocinfo_list {
 	size_t nhdr;
 	char *rbuf;
 	size_t rcap, rlen;
+	size_t max_input;		/* 0: no limit */
 	int raw_valid;
 };
 
@@ -96,6 +97,7 @@ static const char *const errstr[ALLOCINFO_NERRORS] = {
 	[ALLOCINFO_EIO] = "system error while reading",
 	[ALLOCINFO_ENOHEADER] = "not an allocinfo file: missing 'allocinfo - version: X.Y' header",
 	[ALLOCINFO_EVERSION] = "unsupported allocinfo format version",
+	[ALLOCINFO_ETOOBIG] = "input too large",
 };
 
 const char *allocinfo_strerror(int error)
@@ -112,6 +114,7 @@ struct allocinfo_list *allocinfo_list_new(void)
 	if (!l)
 		return NULL;
 	l->nbuckets = 256;
+	l->max_input = ALLOCINFO_MAX_INPUT_DEFAULT;
 	l->buckets = calloc(l->nbuckets, sizeof(*l->buckets));
 	if (!l->buckets) {
 		free(l);
@@ -196,10 +199,18 @@ int allocinfo_list_read_fd(struct allocinfo_list *l, int fd)
 		return l ? set_error(l, ALLOCINFO_EINVAL, 0) : ALLOCINFO_EINVAL;
 	l->raw_valid = 0;
 	for (;;) {
+		if (l->max_input && len > l->max_input)
+			return set_error(l, ALLOCINFO_ETOOBIG, 0);
 		if (l->rcap - len < 4096) {
 			size_t ncap = l->rcap ? l->rcap * 2 : 65536;
-			char *nb = realloc(l->rbuf, ncap);
+			char *nb;
 
+			/* one byte past the limit tells a file of exactly max */
+			if (l->max_input && ncap > l->max_input + 4097)
+				ncap = l->max_input + 4097;
+			if (ncap <= l->rcap)
+				ncap = l->rcap + 4096;
+			nb = realloc(l->rbuf, ncap);
 			if (!nb)
 				return set_error(l, ALLOCINFO_ENOMEM, ENOMEM);
 			l->rbuf = nb;
@@ -229,7 +240,17 @@ int allocinfo_list_read_buffer(struct allocinfo_list *l, const char *buf,
 	if (!l || (!buf && len))
 		return l ? set_error(l, ALLOCINFO_EINVAL, 0) : ALLOCINFO_EINVAL;
 	l->raw_valid = 0;
+	if (l->max_input && len > l->max_input)
+		return set_error(l, ALLOCINFO_ETOOBIG, 0);
 	return parse_buffer(l, buf ? buf : "", len);
+}
+
+int allocinfo_list_set_max_input(struct allocinfo_list *l, size_t max)
+{
+	if (!l)
+		return ALLOCINFO_EINVAL;
+	l->max_input = max;
+	return ALLOCINFO_OK;
 }
 
 /* ---- hashing ---------------------------------------------------------- */

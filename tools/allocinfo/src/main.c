@@ -179,6 +179,7 @@ int load(struct allocinfo_list *l, const char *path, int report)
 	const char *name = src_name(path);
 	int live = is_live(path), rc, e;
 
+	allocinfo_list_set_max_input(l, opt.max_input);
 	if (path && !strcmp(path, "-"))
 		rc = allocinfo_list_read_fd(l, 0);
 	else
@@ -204,6 +205,13 @@ int load(struct allocinfo_list *l, const char *path, int report)
 	case ALLOCINFO_EIO:
 		warnx("%s: %s", name, strerror(e));
 		return EX_RUNTIME;
+	case ALLOCINFO_ETOOBIG: {
+		char lim[32];
+
+		warnx("%s: input too large: more than %s (--max-input raises the limit)",
+		      name, fmt_size(lim, sizeof(lim), (int64_t)opt.max_input, 0));
+		return EX_RUNTIME;
+	}
 	case ALLOCINFO_EVERSION:
 		warnx("%s: unsupported format version %d.%d (this allocinfo reads 1.x and 2.x)",
 		      name, allocinfo_list_version_major(l),
@@ -1142,6 +1150,8 @@ static void usage(FILE *f)
 	      "Source and input:\n"
 	      "  -f, --input FILE        read FILE instead of /proc/allocinfo\n"
 	      "      --strict            malformed lines are fatal (exit status 3)\n"
+	      "      --max-input SIZE    refuse sources larger than SIZE (default 64M,\n"
+	      "                          0: no limit)\n"
 	      "Selection and order:\n"
 	      "  -n, --lines N           show the first N rows (table default 20)\n"
 	      "  -a, --all               show all rows\n"
@@ -1177,7 +1187,7 @@ static void usage(FILE *f)
 enum {
 	O_STRICT = 256, O_MODULE, O_XMODULE, O_FILE, O_XFILE, O_FUNC, O_XFUNC,
 	O_MINB, O_MINC, O_NONZERO, O_JSON, O_CSV, O_OM, O_FOLDED, O_FORMAT,
-	O_UNCHANGED, O_NUMA,
+	O_UNCHANGED, O_NUMA, O_MAXIN,
 };
 
 static const struct option longopts[] = {
@@ -1208,6 +1218,7 @@ static const struct option longopts[] = {
 	{ "count", required_argument, NULL, 'c' },
 	{ "unchanged", no_argument, NULL, O_UNCHANGED },
 	{ "numa", no_argument, NULL, O_NUMA },
+	{ "max-input", required_argument, NULL, O_MAXIN },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -1316,6 +1327,7 @@ static void parse_opts(int argc, char **argv)
 	opt.delay = -1;
 	opt.iterations = -1;
 	opt.count = -1;
+	opt.max_input = ALLOCINFO_MAX_INPUT_DEFAULT;
 	opt.nsort = 1;
 	opt.sort[0].key = K_BYTES;
 	opt.sort[0].desc = 1;
@@ -1359,6 +1371,9 @@ static void parse_opts(int argc, char **argv)
 			break;
 		case O_UNCHANGED: opt.unchanged = 1; break;
 		case O_NUMA: opt.numa = 1; break;
+		case O_MAXIN:
+			opt.max_input = (size_t)parse_num(optarg, "input limit", 1, 0);
+			break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': printf("allocinfo %s (liballocinfo %s)\n", VERSION, ALLOCINFO_LIB_VERSION); exit(0);
 		default:

@@ -51,6 +51,7 @@ struct opts {
 	long count;
 	int unchanged;
 	int numa;
+	size_t max_input;	/* 0: no limit */
 };
 
 extern struct opts opt;

@@ -51,6 +51,23 @@ run diff --unchanged "$T/long.txt" "$T/long.txt"
 check "source: 300 KB line in diff" eval '[ $rc = 0 ] && [ $(wc -c <"$T/out") -gt 300000 ]'
 
 # ---- errors ------------------------------------------------------------
+# sources without end: bounded by the input limit, not by the machine's
+# memory (a regression must not take the machine down: limit the memory
+# of the plain build; a sanitizer build cannot run under ulimit -v)
+case $A in *-asan) lim=unlimited ;; *) lim=2000000 ;; esac
+(ulimit -v $lim; timeout 60 "$A" /dev/zero) >"$T/out" 2>"$T/err"; rc=$?
+check "limit: /dev/zero ends with input too large, exit 1" eval '[ $rc = 1 ] && errhas "/dev/zero: input too large: more than 64.0MiB"'
+(ulimit -v $lim; { echo "allocinfo - version: 1.0"; yes "1 1 a.c:1 func:f"; } | timeout 60 "$A" -) >"$T/out" 2>"$T/err"; rc=$?
+check "limit: an endless pipe of rows ends with input too large" eval '[ $rc = 1 ] && errhas "<stdin>: input too large" && ! [ -s "$T/out" ]'
+(ulimit -v $lim; yes | timeout 60 "$A" -) >"$T/out" 2>"$T/err"; rc=$?
+check "limit: yes | allocinfo - ends, exit 1" eval '[ $rc = 1 ] && errhas "<stdin>: " && ! [ -s "$T/out" ]'
+head -c 3000000 /dev/zero | timeout 60 "$A" --max-input 1M - >"$T/out" 2>"$T/err"; rc=$?
+check "limit: --max-input 1M" eval '[ $rc = 1 ] && errhas "<stdin>: input too large: more than 1.0MiB"'
+"$GEN" 20000 3 >"$T/g20k.txt"
+run --max-input 1M "$T/g20k.txt"
+check "limit: a real file over the limit is refused" eval '[ $rc = 1 ] && errhas "input too large"'
+run --max-input 0 -n 1 "$T/g20k.txt"
+check "limit: --max-input 0 lifts the limit" eval '[ $rc = 0 ] && has "^-- 20000 call sites"'
 run "$T/nonexistent"
 check "error: missing file exits 1 with reason" eval '[ $rc = 1 ] && errhas "No such file"'
 run "$F/malformed/v3.txt"

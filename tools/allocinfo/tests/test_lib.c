@@ -527,6 +527,39 @@ static void path_errors(void **state)
 	allocinfo_list_free(l);
 }
 
+/* a source without end (/dev/zero, a pipe that never closes) must fail */
+static void input_limit(void **state)
+{
+	static const char r1[] = "allocinfo - version: 1.0\n5 1 a.c:1 func:f\n";
+	static const char r2[] = "allocinfo - version: 1.0\n7 1 a.c:1 func:f\n";
+	struct allocinfo_list *l = allocinfo_list_new();
+	int p[2];
+
+	(void)state;
+	assert_int_equal(allocinfo_list_read_path(l, "/dev/zero"), ALLOCINFO_ETOOBIG);
+	assert_string_equal(allocinfo_strerror(ALLOCINFO_ETOOBIG), "input too large");
+	assert_int_equal(allocinfo_list_read_buffer(l, r1, sizeof(r1) - 1), ALLOCINFO_OK);
+	/* exactly the limit is fine, one byte more is refused, entries kept */
+	assert_int_equal(allocinfo_list_set_max_input(l, sizeof(r2) - 1), ALLOCINFO_OK);
+	assert_int_equal(allocinfo_list_read_buffer(l, r2, sizeof(r2) - 1), ALLOCINFO_OK);
+	assert_int_equal(allocinfo_entry_bytes(nth(l, 0)), 7);
+	assert_int_equal(allocinfo_list_set_max_input(l, sizeof(r1) - 2), ALLOCINFO_OK);
+	assert_int_equal(allocinfo_list_read_buffer(l, r1, sizeof(r1) - 1), ALLOCINFO_ETOOBIG);
+	assert_int_equal(allocinfo_list_geterror(l), ALLOCINFO_ETOOBIG);
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(write(p[1], r1, sizeof(r1) - 1), (ssize_t)(sizeof(r1) - 1));
+	close(p[1]);
+	assert_int_equal(allocinfo_list_read_fd(l, p[0]), ALLOCINFO_ETOOBIG);
+	close(p[0]);
+	assert_int_equal(allocinfo_entry_bytes(nth(l, 0)), 7);
+	assert_false(allocinfo_entry_vanished(nth(l, 0)));
+	/* 0: no limit */
+	assert_int_equal(allocinfo_list_set_max_input(l, 0), ALLOCINFO_OK);
+	assert_int_equal(allocinfo_list_read_buffer(l, r1, sizeof(r1) - 1), ALLOCINFO_OK);
+	assert_int_equal(allocinfo_list_set_max_input(NULL, 1), ALLOCINFO_EINVAL);
+	allocinfo_list_free(l);
+}
+
 static void strerror_all(void **state)
 {
 	(void)state;
@@ -656,6 +689,7 @@ int main(void)
 		cmocka_unit_test(lookups),
 		cmocka_unit_test(read_fd_pipe),
 		cmocka_unit_test(path_errors),
+		cmocka_unit_test(input_limit),
 		cmocka_unit_test(strerror_all),
 		cmocka_unit_test(snapshot_header_meta),
 		cmocka_unit_test(v1_rows_with_pairs),
