@@ -52,6 +52,17 @@ enum allocinfo_error {
 
 struct allocinfo_list;
 struct allocinfo_entry;
+struct allocinfo_query;
+
+/* Fields a query can match (allocinfo_query_add_match()). */
+enum allocinfo_field {
+	ALLOCINFO_FIELD_FILE = 1,
+	ALLOCINFO_FIELD_FUNC,
+	ALLOCINFO_FIELD_MODULE,		/* built-in code is "vmlinux" */
+};
+
+#define ALLOCINFO_MATCH_EXCLUDE	1u	/* rows that match are dropped */
+#define ALLOCINFO_MATCH_EXACT	2u	/* the whole string, not a regex */
 
 const char *allocinfo_strerror(int error);
 
@@ -67,7 +78,28 @@ int allocinfo_list_set_max_input(struct allocinfo_list *list, size_t max);
 int allocinfo_list_geterror(const struct allocinfo_list *list);
 int allocinfo_list_errno(const struct allocinfo_list *list);
 
-/* What the last successful read saw. */
+/* Queries: which rows a read stores or a scan returns. */
+struct allocinfo_query *allocinfo_query_new(void);
+void allocinfo_query_free(struct allocinfo_query *query);
+int allocinfo_query_add_match(struct allocinfo_query *query, int field,
+			      const char *pattern, unsigned flags);
+int allocinfo_query_set_min_bytes(struct allocinfo_query *query, int64_t min);
+int allocinfo_query_set_min_calls(struct allocinfo_query *query, uint64_t min);
+int allocinfo_query_set_nonzero(struct allocinfo_query *query, int on);
+const char *allocinfo_query_error(const struct allocinfo_query *query);
+int allocinfo_query_test(const struct allocinfo_query *query,
+			 const struct allocinfo_entry *entry);
+int allocinfo_list_set_query(struct allocinfo_list *list,
+			     const struct allocinfo_query *query);
+
+/* Scans: every row once, nothing stored. */
+int allocinfo_list_scan_path(struct allocinfo_list *list, const char *path);
+int allocinfo_list_scan_fd(struct allocinfo_list *list, int fd);
+int allocinfo_list_scan_buffer(struct allocinfo_list *list, const char *buf,
+			       size_t len);
+const struct allocinfo_entry *allocinfo_list_scan_next(struct allocinfo_list *list);
+
+/* What the last successful read (or the scan) saw. */
 int allocinfo_list_version_major(const struct allocinfo_list *list);
 int allocinfo_list_version_minor(const struct allocinfo_list *list);
 size_t allocinfo_list_count(const struct allocinfo_list *list);
@@ -110,6 +142,10 @@ int allocinfo_entry_kv_get(const struct allocinfo_entry *entry, size_t index,
 			   const char **key, const char **value);
 const char *allocinfo_entry_kv_find(const struct allocinfo_entry *entry,
 				    const char *key);
+
+/* Copies that outlive their read. */
+struct allocinfo_entry *allocinfo_entry_dup(const struct allocinfo_entry *entry);
+void allocinfo_entry_free(struct allocinfo_entry *entry);
 
 /* Caller-owned fields; the library never reads them and keeps them across reads. */
 void *allocinfo_entry_get_ptr(const struct allocinfo_entry *entry);

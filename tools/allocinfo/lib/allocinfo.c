@@ -2,22 +2,30 @@
 /*
  * liballocinfo - parse /proc/allocinfo into a list updated in place
  *
- * Design.  A read loads the whole source into one buffer owned by the list
- * (the kernel file is generated on every read(), so a single pass is the
- * only consistent view), checks the header before touching any entry, then
- * walks the rows once.  Each row is identified by file, line, function and
- * module plus an occurrence number, because the kernel may print the same
- * location on several rows (e.g. one tag per inlined copy); the n-th row
- * with a given key in a read matches the entry with occurrence n.  Entries
- * live in a chained hash table keyed on that identity, so a later read finds
- * the same entry in O(1) and updates its counters in place: the entry's
- * address and the caller's pointer and u64 survive.  Entries that a read did
- * not see are flagged vanished and stay until allocinfo_list_prune() or
- * allocinfo_list_free().
+ * Design.  A list read loads the whole source into one buffer owned by
+ * the list (the kernel file is generated on every read(), so a single pass
+ * is the only consistent view), checks the header before touching any
+ * entry, then takes the rows one at a time from the text backend (text.c),
+ * skips those the list's query rejects (query.c), and stores the others.
+ * Each row is identified by file, line, function and module plus an
+ * occurrence number, because the kernel may print the same location on
+ * several rows (e.g. one tag per inlined copy); the n-th row with a given
+ * key in a read matches the entry with occurrence n.  Entries live in a
+ * chained hash table keyed on that identity, so a later read finds the
+ * same entry in O(1) and updates its counters in place: the entry's
+ * address and the caller's pointer and u64 survive.  Entries that a read
+ * did not see are flagged vanished and stay until allocinfo_list_prune()
+ * or allocinfo_list_free().
  *
- * A row that does not parse is never stored as zeros: the read counts it and
- * remembers its line number and the reason, and the caller decides whether
- * that is fatal.
+ * A scan reads a source a chunk at a time and hands out each row that
+ * passes the query as one scratch entry, overwritten by the next: memory
+ * stays at one chunk whatever the size of the source, and nothing is
+ * allocated per row.  A caller that keeps a row copies it
+ * (allocinfo_entry_dup()).
+ *
+ * A row that does not parse is never stored as zeros: the read counts it
+ * and remembers its line number and the reason, and the caller decides
+ * whether that is fatal.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -26,13 +34,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "allocinfo.h"
+#include "internal.h"
 
-/* key:value pairs of a 2.x row, allocated only for rows that have them */
+/*
+ * key:value pairs of a row, allocated only for rows that have them, in one
+ * block: the pointer array, the raw text (to see whether a later read
+ * changed it), then a copy split into NUL-terminated keys and values.
+ */
 struct kvdata {
-	char *buf;		/* raw text (change detection), then split copy */
-	size_t raw_len, cap, n, ptr_cap;
-	const char **kv;	/* 2 * n pointers into buf */
+	size_t raw_len, n, size;	/* size: bytes in data[] */
+	const char **kv;		/* 2 * n pointers into split */
+	char *raw, *split;
+	_Alignas(void *) char data[];
 };
 
 /*
@@ -52,6 +65,7 @@ struct allocinfo_entry {
 	uint32_t lineno;			/* line number in that read */
 	uint32_t line, occ, flen, fnlen, mlen;
 	uint8_t has_module, vanished;
+	uint8_t detached;			/* from allocinfo_entry_dup() */
 	struct kvdata *kv;
 	struct allocinfo_entry *next;		/* list order: first seen */
 	void *uptr;				/* caller-owned */
@@ -67,10 +81,6 @@ _Static_assert(sizeof(struct allocinfo_entry) <= 96 || sizeof(void *) > 8,
 #define E_MODSTR(e) ((e)->strs + (e)->flen + 1 + (e)->fnlen + 1)
 #define E_MOD(e) ((e)->has_module ? E_MODSTR(e) : NULL)
 
-struct hdr_kv {
-	char *key, *value;
-};
-
 struct allocinfo_list {
 	struct allocinfo_entry *head, *tail;
 	struct allocinfo_entry **buckets;
@@ -80,12 +90,20 @@ struct allocinfo_list {
 	size_t mal_count;
 	size_t mal_line[ALLOCINFO_MALFORMED_MAX];
 	const char *mal_reason[ALLOCINFO_MALFORMED_MAX];
-	struct hdr_kv *hdr;
+	char **hdr;			/* key, value, key, value, ... */
 	size_t nhdr;
 	char *rbuf;
 	size_t rcap, rlen;
-	size_t max_input;		/* 0: no limit */
 	int raw_valid;
+	size_t max_input;		/* 0: no limit */
+	const struct allocinfo_query *query;
+	char *names;			/* the row's names, NUL-terminated, for the query */
+	size_t names_cap;
+	/* the scan in progress */
+	struct ai_text scan;
+	int scanning, scan_fd;		/* scan_fd: opened by scan_path, or -1 */
+	struct allocinfo_entry *se;	/* the scratch entry a scan returns */
+	size_t se_cap;			/* bytes for its strings */
 };
 
 static const char *const errstr[ALLOCINFO_NERRORS] = {
@@ -115,6 +133,7 @@ struct allocinfo_list *allocinfo_list_new(void)
 		return NULL;
 	l->nbuckets = 256;
 	l->max_input = ALLOCINFO_MAX_INPUT_DEFAULT;
+	l->scan_fd = -1;
 	l->buckets = calloc(l->nbuckets, sizeof(*l->buckets));
 	if (!l->buckets) {
 		free(l);
@@ -125,23 +144,26 @@ struct allocinfo_list *allocinfo_list_new(void)
 
 static void entry_free(struct allocinfo_entry *e)
 {
-	if (e->kv) {
-		free(e->kv->buf);
-		free(e->kv->kv);
-		free(e->kv);
-	}
+	free(e->kv);
 	free(e);
 }
 
 static void hdr_clear(struct allocinfo_list *l)
 {
-	for (size_t i = 0; i < l->nhdr; i++) {
-		free(l->hdr[i].key);
-		free(l->hdr[i].value);
-	}
+	for (size_t i = 0; i < 2 * l->nhdr; i++)
+		free(l->hdr[i]);
 	free(l->hdr);
 	l->hdr = NULL;
 	l->nhdr = 0;
+}
+
+static void scan_end(struct allocinfo_list *l)
+{
+	ai_text_release(&l->scan);
+	if (l->scan_fd >= 0)
+		close(l->scan_fd);
+	l->scan_fd = -1;
+	l->scanning = 0;
 }
 
 void allocinfo_list_free(struct allocinfo_list *l)
@@ -154,34 +176,70 @@ void allocinfo_list_free(struct allocinfo_list *l)
 		n = e->next;
 		entry_free(e);
 	}
+	scan_end(l);
+	if (l->se)
+		entry_free(l->se);
 	hdr_clear(l);
 	free(l->buckets);
 	free(l->rbuf);
+	free(l->names);
 	free(l);
 }
 
-static int set_error(struct allocinfo_list *l, int error, int sys)
+int ai_set_error(struct allocinfo_list *l, int error, int sys)
 {
 	l->error = error;
 	l->sys_errno = sys;
 	return error;
 }
 
+void ai_malformed(struct allocinfo_list *l, size_t lineno, const char *why)
+{
+	if (l->mal_count < ALLOCINFO_MALFORMED_MAX) {
+		l->mal_line[l->mal_count] = lineno;
+		l->mal_reason[l->mal_count] = why;
+	}
+	l->mal_count++;
+}
+
+void ai_set_version(struct allocinfo_list *l, int vmajor, int vminor)
+{
+	l->vmajor = vmajor;
+	l->vminor = vminor;
+}
+
+void ai_set_header(struct allocinfo_list *l, char **kv, size_t n)
+{
+	hdr_clear(l);
+	l->hdr = kv;
+	l->nhdr = n;
+}
+
+static int open_source(struct allocinfo_list *l, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), e;
+
+	if (fd >= 0)
+		return fd;
+	e = errno;
+	if (e == EACCES || e == EPERM)
+		ai_set_error(l, ALLOCINFO_EACCES, e);
+	else if (e == ENOENT)
+		ai_set_error(l, ALLOCINFO_ENOENT, e);
+	else
+		ai_set_error(l, ALLOCINFO_EIO, e);
+	return -1;
+}
+
 int allocinfo_list_read_path(struct allocinfo_list *l, const char *path)
 {
-	int fd, ret, e;
+	int fd, ret;
 
 	if (!l || !path)
-		return l ? set_error(l, ALLOCINFO_EINVAL, 0) : ALLOCINFO_EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		e = errno;
-		if (e == EACCES || e == EPERM)
-			return set_error(l, ALLOCINFO_EACCES, e);
-		if (e == ENOENT)
-			return set_error(l, ALLOCINFO_ENOENT, e);
-		return set_error(l, ALLOCINFO_EIO, e);
-	}
+		return l ? ai_set_error(l, ALLOCINFO_EINVAL, 0) : ALLOCINFO_EINVAL;
+	fd = open_source(l, path);
+	if (fd < 0)
+		return l->error;
 	ret = allocinfo_list_read_fd(l, fd);
 	close(fd);
 	return ret;
@@ -191,45 +249,16 @@ static int parse_buffer(struct allocinfo_list *l, const char *buf, size_t len);
 
 int allocinfo_list_read_fd(struct allocinfo_list *l, int fd)
 {
-	size_t len = 0;
-	ssize_t n;
-	int ret;
+	int ret, sys;
 
 	if (!l || fd < 0)
-		return l ? set_error(l, ALLOCINFO_EINVAL, 0) : ALLOCINFO_EINVAL;
+		return l ? ai_set_error(l, ALLOCINFO_EINVAL, 0) : ALLOCINFO_EINVAL;
+	scan_end(l);
 	l->raw_valid = 0;
-	for (;;) {
-		if (l->max_input && len > l->max_input)
-			return set_error(l, ALLOCINFO_ETOOBIG, 0);
-		if (l->rcap - len < 4096) {
-			size_t ncap = l->rcap ? l->rcap * 2 : 65536;
-			char *nb;
-
-			/* one byte past the limit tells a file of exactly max */
-			if (l->max_input && ncap > l->max_input + 4097)
-				ncap = l->max_input + 4097;
-			if (ncap <= l->rcap)
-				ncap = l->rcap + 4096;
-			nb = realloc(l->rbuf, ncap);
-			if (!nb)
-				return set_error(l, ALLOCINFO_ENOMEM, ENOMEM);
-			l->rbuf = nb;
-			l->rcap = ncap;
-		}
-		n = read(fd, l->rbuf + len, l->rcap - len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == EACCES || errno == EPERM)
-				return set_error(l, ALLOCINFO_EACCES, errno);
-			return set_error(l, ALLOCINFO_EIO, errno);
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	l->rlen = len;
-	ret = parse_buffer(l, l->rbuf, len);
+	ret = ai_read_all(fd, &l->rbuf, &l->rcap, &l->rlen, l->max_input, &sys);
+	if (ret)
+		return ai_set_error(l, ret, sys);
+	ret = parse_buffer(l, l->rbuf, l->rlen);
 	l->raw_valid = ret == ALLOCINFO_OK;
 	return ret;
 }
@@ -238,11 +267,12 @@ int allocinfo_list_read_buffer(struct allocinfo_list *l, const char *buf,
 			       size_t len)
 {
 	if (!l || (!buf && len))
-		return l ? set_error(l, ALLOCINFO_EINVAL, 0) : ALLOCINFO_EINVAL;
+		return l ? ai_set_error(l, ALLOCINFO_EINVAL, 0) : ALLOCINFO_EINVAL;
+	scan_end(l);
 	l->raw_valid = 0;
 	if (l->max_input && len > l->max_input)
-		return set_error(l, ALLOCINFO_ETOOBIG, 0);
-	return parse_buffer(l, buf ? buf : "", len);
+		return ai_set_error(l, ALLOCINFO_ETOOBIG, 0);
+	return parse_buffer(l, buf, len);
 }
 
 int allocinfo_list_set_max_input(struct allocinfo_list *l, size_t max)
@@ -250,6 +280,15 @@ int allocinfo_list_set_max_input(struct allocinfo_list *l, size_t max)
 	if (!l)
 		return ALLOCINFO_EINVAL;
 	l->max_input = max;
+	return ALLOCINFO_OK;
+}
+
+int allocinfo_list_set_query(struct allocinfo_list *l,
+			     const struct allocinfo_query *q)
+{
+	if (!l)
+		return ALLOCINFO_EINVAL;
+	l->query = q;
 	return ALLOCINFO_OK;
 }
 
@@ -310,16 +349,7 @@ static int grow_table(struct allocinfo_list *l, size_t nb)
 	return 0;
 }
 
-/* A parsed row: slices into the input buffer. */
-struct row {
-	int64_t bytes;
-	uint64_t calls;
-	const char *file, *func, *module, *kv;
-	size_t flen, fnlen, mlen, kvlen;
-	unsigned long line;
-};
-
-static int key_equal(const struct allocinfo_entry *e, const struct row *r)
+static int key_equal(const struct allocinfo_entry *e, const struct ai_row *r)
 {
 	return e->line == r->line && e->flen == r->flen && e->fnlen == r->fnlen &&
 	       e->mlen == r->mlen && e->has_module == (r->module != NULL) &&
@@ -329,7 +359,7 @@ static int key_equal(const struct allocinfo_entry *e, const struct row *r)
 }
 
 static struct allocinfo_entry *lookup(const struct allocinfo_list *l,
-				      uint64_t h, const struct row *r,
+				      uint64_t h, const struct ai_row *r,
 				      unsigned occ)
 {
 	struct allocinfo_entry *e = l->buckets[h & (l->nbuckets - 1)];
@@ -340,23 +370,15 @@ static struct allocinfo_entry *lookup(const struct allocinfo_list *l,
 	return NULL;
 }
 
-static struct allocinfo_entry *entry_new(struct allocinfo_list *l, uint64_t h,
-					 const struct row *r, unsigned occ)
+static size_t names_size(const struct ai_row *r)
 {
-	size_t sz = r->flen + 1 + r->fnlen + 1 + (r->module ? r->mlen + 1 : 0);
-	struct allocinfo_entry *e;
-	char *p;
+	return r->flen + 1 + r->fnlen + 1 + (r->module ? r->mlen + 1 : 0);
+}
 
-	if (r->flen > UINT32_MAX - 1 || r->fnlen > UINT32_MAX - 1 || r->mlen > UINT32_MAX - 1)
-		return NULL;
-	/* up to two entries a bucket: chains stay short, the table half the size */
-	if (l->count >= 2 * l->nbuckets && grow_table(l, l->nbuckets * 2))
-		return NULL;
-	e = malloc(sizeof(*e) + sz);
-	if (!e)
-		return NULL;
-	memset(e, 0, sizeof(*e));
-	p = e->strs;
+static void names_copy(struct allocinfo_entry *e, const struct ai_row *r)
+{
+	char *p = e->strs;
+
 	memcpy(p, r->file, r->flen);
 	p[r->flen] = '\0';
 	p += r->flen + 1;
@@ -366,12 +388,35 @@ static struct allocinfo_entry *entry_new(struct allocinfo_list *l, uint64_t h,
 	if (r->module) {
 		memcpy(p, r->module, r->mlen);
 		p[r->mlen] = '\0';
-		e->has_module = 1;
 	}
+	e->has_module = r->module != NULL;
 	e->flen = (uint32_t)r->flen;
 	e->fnlen = (uint32_t)r->fnlen;
 	e->mlen = (uint32_t)r->mlen;
 	e->line = (uint32_t)r->line;
+}
+
+static int too_long(const struct ai_row *r)
+{
+	return r->flen > UINT32_MAX - 1 || r->fnlen > UINT32_MAX - 1 ||
+	       r->mlen > UINT32_MAX - 1;
+}
+
+static struct allocinfo_entry *entry_new(struct allocinfo_list *l, uint64_t h,
+					 const struct ai_row *r, unsigned occ)
+{
+	struct allocinfo_entry *e;
+
+	if (too_long(r))
+		return NULL;
+	/* up to two entries a bucket: chains stay short, the table half the size */
+	if (l->count >= 2 * l->nbuckets && grow_table(l, l->nbuckets * 2))
+		return NULL;
+	e = malloc(sizeof(*e) + names_size(r));
+	if (!e)
+		return NULL;
+	memset(e, 0, sizeof(*e));
+	names_copy(e, r);
 	e->hash = h;
 	e->occ = occ;
 	e->hnext = l->buckets[h & (l->nbuckets - 1)];
@@ -394,50 +439,41 @@ static int isws(char c)
 static int entry_set_kv(struct allocinfo_entry *e, const char *kv, size_t len)
 {
 	struct kvdata *d = e->kv;
-	size_t n = 0;
+	size_t n = 0, need;
 	char *s, *end;
 
-	if (!d) {
-		if (!len)
-			return 0;
-		d = e->kv = calloc(1, sizeof(*d));
-		if (!d)
-			return -1;
-	}
-	if (len == d->raw_len && (!len || !memcmp(d->buf, kv, len)))
+	if (!d && !len)
 		return 0;
-	if (2 * (len + 1) > d->cap) {
-		char *nb = realloc(d->buf, 2 * (len + 1));
-
-		if (!nb)
-			return -1;
-		d->buf = nb;
-		d->cap = 2 * (len + 1);
+	if (d && len == d->raw_len && (!len || !memcmp(d->raw, kv, len)))
+		return 0;
+	/* count tokens first, to size the pointer array */
+	for (const char *p = kv, *pe = kv + len; p < pe;) {
+		while (p < pe && isws(*p))
+			p++;
+		if (p >= pe)
+			break;
+		n++;
+		while (p < pe && !isws(*p))
+			p++;
 	}
-	memcpy(d->buf, kv, len);
+	need = 2 * n * sizeof(char *) + len + len + 1;
+	if (!d || need > d->size) {
+		struct kvdata *nd = realloc(d, sizeof(*d) + need);
+
+		if (!nd)
+			return -1;
+		d = e->kv = nd;
+		d->size = need;
+	}
+	d->kv = (const char **)(void *)d->data;
+	d->raw = d->data + 2 * n * sizeof(char *);
+	d->split = d->raw + len;
+	memcpy(d->raw, kv, len);
 	d->raw_len = len;
-	s = d->buf + len + 1;
+	s = d->split;
 	memcpy(s, kv, len);
 	s[len] = '\0';
 	end = s + len;
-	/* count tokens first, to size the pointer array */
-	for (char *p = s; p < end;) {
-		while (p < end && isws(*p))
-			p++;
-		if (p >= end)
-			break;
-		n++;
-		while (p < end && !isws(*p))
-			p++;
-	}
-	if (2 * n > d->ptr_cap) {
-		const char **nk = realloc(d->kv, 2 * n * sizeof(*nk));
-
-		if (!nk)
-			return -1;
-		d->kv = nk;
-		d->ptr_cap = 2 * n;
-	}
 	d->n = 0;
 	for (char *p = s; p < end;) {
 		char *t, *c;
@@ -460,324 +496,80 @@ static int entry_set_kv(struct allocinfo_entry *e, const char *kv, size_t len)
 	return 0;
 }
 
-/* ---- row parsing ------------------------------------------------------ */
-
-#define U64_TENTH (UINT64_MAX / 10)	/* 1844674407370955161, last digit 5 */
-
-static const char *parse_row(const char *p, const char *end, struct row *r)
+/*
+ * Does the row pass the list's query?  The counters are tested first;
+ * names are copied out (NUL-terminated, for regexec) only if a pattern
+ * needs them.  Returns 1, 0, or -1 out of memory.
+ */
+static int row_wanted(struct allocinfo_list *l, const struct ai_row *r)
 {
-	int neg = 0;
-	uint64_t v = 0;
-	const char *t;
+	const struct allocinfo_query *q = l->query;
+	size_t need;
+	char *f, *fn, *m = NULL;
 
-	memset(r, 0, sizeof(*r));
-	while (p < end && isws(*p))
-		p++;
-	if (p < end && (*p == '-' || *p == '+'))
-		neg = *p++ == '-';
-	if (p >= end || *p < '0' || *p > '9')
-		return "size is not a number";
-	while (p < end && *p >= '0' && *p <= '9') {
-		unsigned d = (unsigned)(*p++ - '0');
-
-		if (v >= U64_TENTH && (v > U64_TENTH || d > 5))
-			return "size out of range";
-		v = v * 10 + d;
-	}
-	if (neg ? v > (uint64_t)INT64_MAX + 1 : v > (uint64_t)INT64_MAX)
-		return "size out of range";
-	r->bytes = neg ? (v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v)
-		       : (int64_t)v;
-	if (p >= end)
-		return "missing calls";
-	if (!isws(*p))
-		return "size is not a number";
-	while (p < end && isws(*p))
-		p++;
-	if (p >= end)
-		return "missing calls";
-	if (*p < '0' || *p > '9')
-		return "calls is not a number";
-	v = 0;
-	while (p < end && *p >= '0' && *p <= '9') {
-		unsigned d = (unsigned)(*p++ - '0');
-
-		if (v >= U64_TENTH && (v > U64_TENTH || d > 5))
-			return "calls out of range";
-		v = v * 10 + d;
-	}
-	r->calls = v;
-	if (p >= end || !isws(*p))
-		return p >= end ? "missing file:line" : "calls is not a number";
-	while (p < end && isws(*p))
-		p++;
-	/* file:line, split at the last colon */
-	t = p;
-	{
-		const char *c = NULL;
-		unsigned long ln = 0;
-
-		for (; p < end && !isws(*p); p++)
-			if (*p == ':')
-				c = p + 1;
-		if (!c || c <= t + 1 || c == p)
-			return "bad file:line";
-		for (const char *d = c; d < p; d++) {
-			unsigned dg = (unsigned)(*d - '0');
-
-			if (dg > 9)
-				return "bad file:line";
-			if (ln >= 429496729UL && (ln > 429496729UL || dg > 5))
-				return "line number out of range";
-			ln = ln * 10 + dg;
-		}
-		r->file = t;
-		r->flen = (size_t)(c - 1 - t);
-		r->line = ln;
-	}
-	while (p < end && isws(*p))
-		p++;
-	if (p < end && *p == '[') {
-		t = p;
-		while (p < end && !isws(*p))
-			p++;
-		if (p - t < 3 || p[-1] != ']')
-			return "bad [module]";
-		r->module = t + 1;
-		r->mlen = (size_t)(p - t - 2);
-		while (p < end && isws(*p))
-			p++;
-	}
-	if (end - p < 5 || memcmp(p, "func:", 5))
-		return "missing func:";
-	p += 5;
-	t = p;
-	while (p < end && !isws(*p))
-		p++;
-	if (p == t)
-		return "empty func: name";
-	r->func = t;
-	r->fnlen = (size_t)(p - t);
-	while (p < end && isws(*p))
-		p++;
-	/*
-	 * Pairs are read whatever the version: kernels have backported the
-	 * 2.0 marker (accurate:no) without bumping the version line.
-	 */
-	r->kv = p;
-	r->kvlen = (size_t)(end - p);
-	while (p < end) {
-		t = p;
-		while (p < end && !isws(*p) && *p != ':')
-			p++;
-		if (p == t || p >= end || *p != ':')
-			return "bad key:value pair";
-		while (p < end && !isws(*p))
-			p++;
-		while (p < end && isws(*p))
-			p++;
-	}
-	return NULL;
-}
-
-static void malformed(struct allocinfo_list *l, size_t lineno, const char *why)
-{
-	if (l->mal_count < ALLOCINFO_MALFORMED_MAX) {
-		l->mal_line[l->mal_count] = lineno;
-		l->mal_reason[l->mal_count] = why;
-	}
-	l->mal_count++;
-}
-
-/* Next line [*s, *e) after trimming CR and trailing blanks; returns 0 at end. */
-static int next_line(const char **pos, const char *bend, const char **s,
-		     const char **e)
-{
-	const char *p = *pos, *nl;
-
-	if (p >= bend)
+	if (!q)
+		return 1;
+	if (!ai_query_values(q, r->bytes, r->calls))
 		return 0;
-	nl = memchr(p, '\n', (size_t)(bend - p));
-	if (!nl)
-		nl = bend;
-	*s = p;
-	*pos = nl < bend ? nl + 1 : bend;
-	while (nl > p && (nl[-1] == '\r' || isws(nl[-1])))
-		nl--;
-	*e = nl;
-	return 1;
-}
+	if (!ai_query_needs_names(q))
+		return 1;
+	need = names_size(r);
+	if (need > l->names_cap) {
+		char *nb = realloc(l->names, need);
 
-static const char *skip_ws(const char *p, const char *e)
-{
-	while (p < e && isws(*p))
-		p++;
-	return p;
-}
-
-static char *dupn(const char *s, size_t n)
-{
-	char *d = malloc(n + 1);
-
-	if (d) {
-		memcpy(d, s, n);
-		d[n] = '\0';
+		if (!nb)
+			return -1;
+		l->names = nb;
+		l->names_cap = need;
 	}
-	return d;
-}
-
-static int parse_header(struct allocinfo_list *l, const char *buf, size_t len,
-			const char **rows, size_t *rows_lineno)
-{
-	static const char tag[] = "allocinfo - version:";
-	const char *pos = buf, *bend = buf + len, *s, *e;
-	size_t lineno = 0;
-	struct hdr_kv *hdr = NULL;
-	size_t nhdr = 0;
-	unsigned long maj = 0, min = 0;
-	int found = 0;
-
-	/* a UTF-8 byte order mark, as some editors add when saving a copy */
-	if (len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3))
-		pos += 3;
-
-	while (next_line(&pos, bend, &s, &e)) {
-		lineno++;
-		if (memchr(s, '\0', (size_t)(e - s)))
-			break;
-		s = skip_ws(s, e);
-		if (s == e)
-			continue;
-		if (*s == '#') {
-			/* "# key: value" lines before the version (snapshots) */
-			const char *k = skip_ws(s + 1, e), *c = k;
-			struct hdr_kv *nh;
-
-			while (c < e && *c != ':' && !isws(*c))
-				c++;
-			if (c == k || c >= e || *c != ':')
-				continue;
-			nh = realloc(hdr, (nhdr + 1) * sizeof(*hdr));
-			if (!nh)
-				goto nomem;
-			hdr = nh;
-			hdr[nhdr].key = dupn(k, (size_t)(c - k));
-			c = skip_ws(c + 1, e);
-			hdr[nhdr].value = dupn(c, (size_t)(e - c));
-			nhdr++;
-			if (!hdr[nhdr - 1].key || !hdr[nhdr - 1].value)
-				goto nomem;
-			continue;
-		}
-		if ((size_t)(e - s) < sizeof(tag) - 1 ||
-		    memcmp(s, tag, sizeof(tag) - 1))
-			break;
-		s = skip_ws(s + sizeof(tag) - 1, e);
-		if (s == e || *s < '0' || *s > '9')
-			break;
-		while (s < e && *s >= '0' && *s <= '9' && maj < 100000)
-			maj = maj * 10 + (unsigned long)(*s++ - '0');
-		if (s < e && *s == '.') {
-			s++;
-			if (s == e || *s < '0' || *s > '9')
-				break;
-			while (s < e && *s >= '0' && *s <= '9' && min < 100000)
-				min = min * 10 + (unsigned long)(*s++ - '0');
-		}
-		/* further components (1.0.1) number revisions of the same format */
-		while (s < e && *s == '.' && s + 1 < e && s[1] >= '0' && s[1] <= '9')
-			for (s++; s < e && *s >= '0' && *s <= '9'; s++)
-				;
-		if (s != e)
-			break;
-		found = 1;
-		break;
+	f = l->names;
+	memcpy(f, r->file, r->flen);
+	f[r->flen] = '\0';
+	fn = f + r->flen + 1;
+	memcpy(fn, r->func, r->fnlen);
+	fn[r->fnlen] = '\0';
+	if (r->module) {
+		m = fn + r->fnlen + 1;
+		memcpy(m, r->module, r->mlen);
+		m[r->mlen] = '\0';
 	}
-	if (!found) {
-		for (size_t i = 0; i < nhdr; i++) {
-			free(hdr[i].key);
-			free(hdr[i].value);
-		}
-		free(hdr);
-		return set_error(l, ALLOCINFO_ENOHEADER, 0);
-	}
-	if (maj < 1 || maj > 2) {
-		for (size_t i = 0; i < nhdr; i++) {
-			free(hdr[i].key);
-			free(hdr[i].value);
-		}
-		free(hdr);
-		l->vmajor = (int)maj;	/* reported by the caller's message */
-		l->vminor = (int)min;
-		return set_error(l, ALLOCINFO_EVERSION, 0);
-	}
-	hdr_clear(l);
-	l->hdr = hdr;
-	l->nhdr = nhdr;
-	l->vmajor = (int)maj;
-	l->vminor = (int)min;
-	*rows = pos;
-	*rows_lineno = lineno;
-	return 0;
-nomem:
-	for (size_t i = 0; i < nhdr; i++) {
-		free(hdr[i].key);
-		free(hdr[i].value);
-	}
-	free(hdr);
-	return set_error(l, ALLOCINFO_ENOMEM, ENOMEM);
+	return ai_query_names(q, f, fn, m);
 }
 
 static int parse_buffer(struct allocinfo_list *l, const char *buf, size_t len)
 {
-	const char *pos, *bend = buf + len, *s, *e;
-	size_t lineno;
-	int in_header = 1, has_nul;
+	struct ai_text t;
 	struct allocinfo_entry *en, *cursor;
-	struct row r;
+	struct ai_row r;
 	uint32_t gen;
+	int rc;
 
-	if (parse_header(l, buf, len, &pos, &lineno))
+	ai_text_init_mem(&t, buf, len);
+	if (ai_text_header(&t, l))
 		return l->error;
-	has_nul = memchr(pos, '\0', (size_t)(bend - pos)) != NULL;
 	/* size the table for the rows to come (60 to 100 bytes a row) */
-	if (!l->count && (size_t)(bend - pos) / 96 > l->nbuckets) {
+	if (!l->count && (len - t.pos) / 96 > l->nbuckets) {
 		size_t nb = l->nbuckets;
 
-		while (nb < (size_t)(bend - pos) / 96)
+		while (nb < (len - t.pos) / 96)
 			nb *= 2;
 		if (grow_table(l, nb))
-			return set_error(l, ALLOCINFO_ENOMEM, ENOMEM);
+			return ai_set_error(l, ALLOCINFO_ENOMEM, ENOMEM);
 	}
 	l->gen++;
 	gen = (uint32_t)l->gen;
 	l->mal_count = 0;
 	l->present = 0;
 	cursor = l->head;
-	while (next_line(&pos, bend, &s, &e)) {
-		const char *why;
+	while ((rc = ai_text_next(&t, &r, l)) > 0) {
 		uint64_t h;
 		unsigned occ = 0;
+		int want = row_wanted(l, &r);
 
-		lineno++;
-		if (has_nul && memchr(s, '\0', (size_t)(pos - s))) {
-			malformed(l, lineno, "NUL byte in line");
+		if (want < 0)
+			return ai_set_error(l, ALLOCINFO_ENOMEM, ENOMEM);
+		if (!want)
 			continue;
-		}
-		s = skip_ws(s, e);
-		if (s == e)
-			continue;
-		if (*s == '#') {
-			if (!in_header)
-				malformed(l, lineno, "comment after the first row");
-			continue;
-		}
-		in_header = 0;
-		why = parse_row(s, e, &r);
-		if (why) {
-			malformed(l, lineno, why);
-			continue;
-		}
 		/*
 		 * The kernel prints sites in a stable order, so first try the
 		 * entry after the last one matched.  An occurrence-0 entry not
@@ -791,23 +583,156 @@ static int parse_buffer(struct allocinfo_list *l, const char *buf, size_t len)
 			while ((en = lookup(l, h, &r, occ)) && en->gen == gen)
 				occ++;
 			if (!en && !(en = entry_new(l, h, &r, occ)))
-				return set_error(l, ALLOCINFO_ENOMEM, ENOMEM);
+				return ai_set_error(l, ALLOCINFO_ENOMEM, ENOMEM);
 		}
 		cursor = en->next;
 		if (entry_set_kv(en, r.kv, r.kvlen))
-			return set_error(l, ALLOCINFO_ENOMEM, ENOMEM);
+			return ai_set_error(l, ALLOCINFO_ENOMEM, ENOMEM);
 		en->bytes = r.bytes;
 		en->calls = r.calls;
 		en->gen = gen;
-		en->lineno = lineno < UINT32_MAX ? (uint32_t)lineno : UINT32_MAX;
+		en->lineno = r.lineno < UINT32_MAX ? (uint32_t)r.lineno : UINT32_MAX;
 		en->vanished = 0;
 		l->present++;
 	}
+	if (rc < 0)
+		return l->error;
 	/* rows matched clear their flag; only a shortfall needs a walk */
 	if (l->present < l->count)
 		for (en = l->head; en; en = en->next)
 			en->vanished = en->gen != gen;
-	return set_error(l, ALLOCINFO_OK, 0);
+	return ai_set_error(l, ALLOCINFO_OK, 0);
+}
+
+/* ---- scans ------------------------------------------------------------ */
+
+static int scan_begin(struct allocinfo_list *l)
+{
+	l->scanning = 1;
+	l->mal_count = 0;
+	if (ai_text_header(&l->scan, l)) {
+		int rc = l->error;
+
+		scan_end(l);
+		return ai_set_error(l, rc, l->sys_errno);
+	}
+	return ai_set_error(l, ALLOCINFO_OK, 0);
+}
+
+int allocinfo_list_scan_fd(struct allocinfo_list *l, int fd)
+{
+	if (!l || fd < 0)
+		return l ? ai_set_error(l, ALLOCINFO_EINVAL, 0) : ALLOCINFO_EINVAL;
+	scan_end(l);
+	ai_text_init_fd(&l->scan, fd, l->max_input);
+	return scan_begin(l);
+}
+
+int allocinfo_list_scan_path(struct allocinfo_list *l, const char *path)
+{
+	int fd;
+
+	if (!l || !path)
+		return l ? ai_set_error(l, ALLOCINFO_EINVAL, 0) : ALLOCINFO_EINVAL;
+	scan_end(l);
+	fd = open_source(l, path);
+	if (fd < 0)
+		return l->error;
+	ai_text_init_fd(&l->scan, fd, l->max_input);
+	l->scan_fd = fd;
+	return scan_begin(l);
+}
+
+int allocinfo_list_scan_buffer(struct allocinfo_list *l, const char *buf,
+			       size_t len)
+{
+	if (!l || (!buf && len))
+		return l ? ai_set_error(l, ALLOCINFO_EINVAL, 0) : ALLOCINFO_EINVAL;
+	scan_end(l);
+	if (l->max_input && len > l->max_input)
+		return ai_set_error(l, ALLOCINFO_ETOOBIG, 0);
+	ai_text_init_mem(&l->scan, buf, len);
+	return scan_begin(l);
+}
+
+const struct allocinfo_entry *allocinfo_list_scan_next(struct allocinfo_list *l)
+{
+	struct allocinfo_entry *e;
+	struct ai_row r;
+	int rc, want;
+
+	if (!l || !l->scanning)
+		return NULL;
+	while ((rc = ai_text_next(&l->scan, &r, l)) > 0) {
+		if ((want = row_wanted(l, &r)) > 0)
+			break;
+		if (want < 0) {
+			rc = -1;
+			ai_set_error(l, ALLOCINFO_ENOMEM, ENOMEM);
+			break;
+		}
+	}
+	if (rc <= 0) {
+		int err = rc < 0 ? l->error : ALLOCINFO_OK, sys = l->sys_errno;
+
+		scan_end(l);
+		ai_set_error(l, err, rc < 0 ? sys : 0);
+		return NULL;
+	}
+	if (too_long(&r) || names_size(&r) > l->se_cap || !l->se) {
+		size_t cap = names_size(&r) > 256 ? names_size(&r) : 256;
+
+		if (too_long(&r) || !(e = realloc(l->se, sizeof(*e) + cap))) {
+			scan_end(l);
+			ai_set_error(l, ALLOCINFO_ENOMEM, ENOMEM);
+			return NULL;
+		}
+		if (!l->se)
+			memset(e, 0, sizeof(*e));
+		l->se = e;
+		l->se_cap = cap;
+	}
+	e = l->se;
+	names_copy(e, &r);
+	if (entry_set_kv(e, r.kv, r.kvlen)) {
+		scan_end(l);
+		ai_set_error(l, ALLOCINFO_ENOMEM, ENOMEM);
+		return NULL;
+	}
+	e->bytes = r.bytes;
+	e->calls = r.calls;
+	e->lineno = r.lineno < UINT32_MAX ? (uint32_t)r.lineno : UINT32_MAX;
+	return e;
+}
+
+/* ---- detached copies -------------------------------------------------- */
+
+struct allocinfo_entry *allocinfo_entry_dup(const struct allocinfo_entry *e)
+{
+	size_t sz;
+	struct allocinfo_entry *d;
+
+	if (!e)
+		return NULL;
+	sz = (size_t)e->flen + 1 + e->fnlen + 1 + (e->has_module ? e->mlen + 1 : 0);
+	d = malloc(sizeof(*d) + sz);
+	if (!d)
+		return NULL;
+	memcpy(d, e, sizeof(*d) + sz);
+	d->hnext = d->next = NULL;
+	d->kv = NULL;
+	d->detached = 1;
+	if (e->kv && entry_set_kv(d, e->kv->raw, e->kv->raw_len)) {
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
+void allocinfo_entry_free(struct allocinfo_entry *e)
+{
+	if (e && e->detached)
+		entry_free(e);
 }
 
 size_t allocinfo_list_prune(struct allocinfo_list *l)
@@ -907,8 +832,8 @@ const char *allocinfo_list_header(const struct allocinfo_list *l,
 	if (!l || !key)
 		return NULL;
 	for (size_t i = 0; i < l->nhdr; i++)
-		if (!strcmp(l->hdr[i].key, key))
-			return l->hdr[i].value;
+		if (!strcmp(l->hdr[2 * i], key))
+			return l->hdr[2 * i + 1];
 	return NULL;
 }
 
@@ -931,7 +856,7 @@ struct allocinfo_entry *allocinfo_list_find(const struct allocinfo_list *l,
 	if (!l || !file)
 		return NULL;
 	if (func) {
-		struct row r = {
+		struct ai_row r = {
 			.file = file, .flen = strlen(file), .line = line,
 			.func = func, .fnlen = strlen(func),
 			.module = module, .mlen = module ? strlen(module) : 0,

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -560,6 +561,262 @@ static void input_limit(void **state)
 	allocinfo_list_free(l);
 }
 
+/* ---- queries, scans, copies --------------------------------------------- */
+
+static const char qtext[] = "allocinfo - version: 2.0\n"
+	"100 1 mm/a.c:1 func:alloc_a k:1\n"
+	"200 2 mm/b.c:2 [ext4] func:ext4_b\n"
+	"0 0 fs/c.c:3 func:alloc_c\n"
+	"400 4 drivers/d.c:4 [foo] func:foo_d\n"
+	"-8 1 mm/e.c:5 func:free_e\n";
+
+static size_t count_entries(const struct allocinfo_list *l)
+{
+	size_t n = 0;
+
+	for (struct allocinfo_entry *e = allocinfo_list_first(l); e; e = allocinfo_entry_next(e))
+		n += !allocinfo_entry_vanished(e);
+	return n;
+}
+
+static void query_filters(void **state)
+{
+	struct allocinfo_query *q = allocinfo_query_new();
+	struct allocinfo_list *l = allocinfo_list_new();
+
+	(void)state;
+	assert_non_null(q);
+	/* include patterns of one field: any; of several fields: all */
+	assert_int_equal(allocinfo_query_add_match(q, ALLOCINFO_FIELD_FILE, "^mm/", 0), ALLOCINFO_OK);
+	assert_int_equal(allocinfo_query_add_match(q, ALLOCINFO_FIELD_FILE, "^fs/", 0), ALLOCINFO_OK);
+	assert_int_equal(allocinfo_list_set_query(l, q), ALLOCINFO_OK);
+	assert_int_equal(allocinfo_list_read_buffer(l, qtext, sizeof(qtext) - 1), ALLOCINFO_OK);
+	assert_int_equal(allocinfo_list_count(l), 4);
+	assert_null(allocinfo_list_find(l, "drivers/d.c", 4, "foo_d", "foo"));
+	/* built-in code is "vmlinux" to module patterns */
+	assert_int_equal(allocinfo_query_add_match(q, ALLOCINFO_FIELD_MODULE, "vmlinux",
+						   ALLOCINFO_MATCH_EXACT), ALLOCINFO_OK);
+	assert_int_equal(allocinfo_query_add_match(q, ALLOCINFO_FIELD_FUNC, "^free_",
+						   ALLOCINFO_MATCH_EXCLUDE), ALLOCINFO_OK);
+	assert_int_equal(allocinfo_list_read_buffer(l, qtext, sizeof(qtext) - 1), ALLOCINFO_OK);
+	assert_int_equal(count_entries(l), 2);
+	assert_true(allocinfo_entry_vanished(allocinfo_list_find(l, "mm/b.c", 2, "ext4_b", "ext4")));
+	assert_true(allocinfo_entry_vanished(allocinfo_list_find(l, "mm/e.c", 5, "free_e", NULL)));
+	/* counters: an entry below the minimum is not stored, as if absent */
+	assert_int_equal(allocinfo_query_set_nonzero(q, 1), ALLOCINFO_OK);
+	assert_int_equal(allocinfo_list_read_buffer(l, qtext, sizeof(qtext) - 1), ALLOCINFO_OK);
+	assert_int_equal(count_entries(l), 1);
+	assert_int_equal(allocinfo_entry_bytes(allocinfo_list_find(l, "mm/a.c", 1, "alloc_a", NULL)), 100);
+	assert_true(allocinfo_query_test(q, allocinfo_list_find(l, "mm/a.c", 1, "alloc_a", NULL)));
+	assert_false(allocinfo_query_test(q, allocinfo_list_find(l, "fs/c.c", 3, "alloc_c", NULL)));
+	allocinfo_query_free(q);
+	q = allocinfo_query_new();
+	assert_int_equal(allocinfo_query_set_min_bytes(q, 200), ALLOCINFO_OK);
+	assert_int_equal(allocinfo_query_set_min_calls(q, 3), ALLOCINFO_OK);
+	assert_int_equal(allocinfo_list_set_query(l, q), ALLOCINFO_OK);
+	assert_int_equal(allocinfo_list_read_buffer(l, qtext, sizeof(qtext) - 1), ALLOCINFO_OK);
+	assert_int_equal(allocinfo_list_present(l), 1);
+	assert_int_equal(allocinfo_entry_calls(allocinfo_list_find(l, "drivers/d.c", 4, "foo_d", "foo")), 4);
+	/* no query: every row again */
+	assert_int_equal(allocinfo_list_set_query(l, NULL), ALLOCINFO_OK);
+	assert_int_equal(allocinfo_list_read_buffer(l, qtext, sizeof(qtext) - 1), ALLOCINFO_OK);
+	assert_int_equal(allocinfo_list_present(l), 5);
+	/* errors say why */
+	assert_int_equal(allocinfo_query_add_match(q, ALLOCINFO_FIELD_FUNC, "(", 0), ALLOCINFO_EINVAL);
+	assert_non_null(allocinfo_query_error(q));
+	assert_int_equal(allocinfo_query_add_match(q, 42, "x", 0), ALLOCINFO_EINVAL);
+	assert_int_equal(allocinfo_query_add_match(q, ALLOCINFO_FIELD_FUNC, "x", 8), ALLOCINFO_EINVAL);
+	assert_int_equal(allocinfo_query_add_match(NULL, ALLOCINFO_FIELD_FUNC, "x", 0), ALLOCINFO_EINVAL);
+	assert_int_equal(allocinfo_query_add_match(q, ALLOCINFO_FIELD_FUNC, "x", 0), ALLOCINFO_OK);
+	assert_null(allocinfo_query_error(q));
+	allocinfo_query_free(q);
+	allocinfo_query_free(NULL);
+	allocinfo_list_free(l);
+}
+
+/* Write @len bytes of @s to a new temporary file; returns its name. */
+static char *tmpfile_with(const char *s, size_t len)
+{
+	static char name[64];
+	int fd;
+
+	strcpy(name, "/tmp/allocinfo-scan-XXXXXX");
+	fd = mkstemp(name);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, s, len), (ssize_t)len);
+	close(fd);
+	return name;
+}
+
+/*
+ * A scan (a chunk at a time) returns exactly the rows a list read stores,
+ * in order, with the same fields, across chunk boundaries and lines longer
+ * than a chunk; malformed lines are counted alike.
+ */
+static void scan_matches_read(void **state)
+{
+	enum { ROWS = 30000 };
+	size_t cap = ROWS * 120 + 3 * 200000, n = 0;
+	char *buf = malloc(cap), *p = buf, *path;
+	struct allocinfo_list *l = allocinfo_list_new(), *s = allocinfo_list_new();
+	const struct allocinfo_entry *se;
+	struct allocinfo_entry *e;
+	uint64_t seed = 7;
+
+	(void)state;
+	assert_non_null(buf);
+	p += sprintf(p, "# kernel: test\nallocinfo - version: 2.0\n# <size> <calls> <tag info>\n");
+	for (size_t i = 0; i < ROWS; i++) {
+		seed ^= seed << 13;
+		seed ^= seed >> 7;
+		seed ^= seed << 17;
+		if (i % 10000 == 5000) {	/* a line of 150 KB: more than two chunks */
+			p += sprintf(p, "%zu 1 long/", i);
+			memset(p, 'd', 150000);
+			p += 150000;
+			p += sprintf(p, ".c:1 func:long%zu k:v\n", i);
+			continue;
+		}
+		if (i % 997 == 3) {
+			p += sprintf(p, "garbage line %zu\n", i);
+			continue;
+		}
+		p += sprintf(p, "%12" PRId64 " %8" PRIu64 " dir%zu/f%zu.c:%zu%s func:fn_%zu%s\n",
+			     (int64_t)(seed % 1000000) - 100, seed % 977, i % 31, i % 7, i,
+			     i % 5 ? "" : " [mod]", i, i % 3 ? "" : " a:1 b:x:y");
+	}
+	p += sprintf(p, "5 1 last.c:1 func:no_newline");
+	assert_true((size_t)(p - buf) < cap);
+	path = tmpfile_with(buf, (size_t)(p - buf));
+	assert_int_equal(allocinfo_list_read_path(l, path), ALLOCINFO_OK);
+	assert_int_equal(allocinfo_list_scan_path(s, path), ALLOCINFO_OK);
+	assert_int_equal(allocinfo_list_version_major(s), 2);
+	assert_string_equal(allocinfo_list_header(s, "kernel"), "test");
+	e = allocinfo_list_first(l);
+	while ((se = allocinfo_list_scan_next(s))) {
+		const char *k1, *v1, *k2, *v2;
+
+		assert_non_null(e);
+		assert_true(allocinfo_entry_bytes(se) == allocinfo_entry_bytes(e));
+		assert_true(allocinfo_entry_calls(se) == allocinfo_entry_calls(e));
+		assert_string_equal(allocinfo_entry_file(se), allocinfo_entry_file(e));
+		assert_int_equal(allocinfo_entry_line(se), allocinfo_entry_line(e));
+		assert_string_equal(allocinfo_entry_func(se), allocinfo_entry_func(e));
+		assert_true((allocinfo_entry_module(se) == NULL) == (allocinfo_entry_module(e) == NULL));
+		if (allocinfo_entry_module(e))
+			assert_string_equal(allocinfo_entry_module(se), allocinfo_entry_module(e));
+		assert_int_equal(allocinfo_entry_lineno(se), allocinfo_entry_lineno(e));
+		assert_int_equal(allocinfo_entry_kv_count(se), allocinfo_entry_kv_count(e));
+		for (size_t i = 0; i < allocinfo_entry_kv_count(e); i++) {
+			allocinfo_entry_kv_get(se, i, &k1, &v1);
+			allocinfo_entry_kv_get(e, i, &k2, &v2);
+			assert_string_equal(k1, k2);
+			assert_string_equal(v1, v2);
+		}
+		assert_null(allocinfo_entry_next(se));
+		e = allocinfo_entry_next(e);
+		n++;
+	}
+	assert_int_equal(allocinfo_list_geterror(s), ALLOCINFO_OK);
+	assert_null(e);
+	assert_int_equal(n, allocinfo_list_count(l));
+	assert_int_equal(allocinfo_list_malformed_count(s), allocinfo_list_malformed_count(l));
+	assert_true(allocinfo_list_malformed_count(s) > 20);
+	for (size_t i = 0; i < ALLOCINFO_MALFORMED_MAX; i++)
+		assert_int_equal(allocinfo_list_malformed_line(s, i), allocinfo_list_malformed_line(l, i));
+	/* a scan stores nothing: the scanning list has no entries */
+	assert_int_equal(allocinfo_list_count(s), 0);
+	assert_null(allocinfo_list_scan_next(s));
+	unlink(path);
+	allocinfo_list_free(l);
+	allocinfo_list_free(s);
+	free(buf);
+}
+
+static void scan_query_and_dup(void **state)
+{
+	struct allocinfo_query *q = allocinfo_query_new();
+	struct allocinfo_list *l = allocinfo_list_new();
+	const struct allocinfo_entry *se;
+	struct allocinfo_entry *d, *kept[8];
+	size_t n = 0;
+
+	(void)state;
+	/* a scan leaves the list's entries alone */
+	assert_int_equal(allocinfo_list_read_buffer(l, qtext, 60), ALLOCINFO_OK);
+	assert_int_equal(allocinfo_list_count(l), 1);
+	assert_int_equal(allocinfo_query_add_match(q, ALLOCINFO_FIELD_MODULE, "^vmlinux$", 0), ALLOCINFO_OK);
+	assert_int_equal(allocinfo_query_set_min_bytes(q, 1), ALLOCINFO_OK);
+	assert_int_equal(allocinfo_list_set_query(l, q), ALLOCINFO_OK);
+	assert_int_equal(allocinfo_list_scan_buffer(l, qtext, sizeof(qtext) - 1), ALLOCINFO_OK);
+	while ((se = allocinfo_list_scan_next(l))) {
+		assert_true(n < 8);
+		kept[n] = allocinfo_entry_dup(se);
+		assert_non_null(kept[n]);
+		n++;
+	}
+	assert_int_equal(n, 1);
+	d = kept[0];
+	assert_string_equal(allocinfo_entry_func(d), "alloc_a");
+	assert_string_equal(allocinfo_entry_kv_find(d, "k"), "1");
+	assert_int_equal(allocinfo_entry_lineno(d), 2);
+	assert_null(allocinfo_entry_module(d));
+	assert_int_equal(allocinfo_list_count(l), 1);
+	assert_false(allocinfo_entry_vanished(allocinfo_list_first(l)));
+	/* the copy outlives the scan and the list */
+	allocinfo_list_free(l);
+	assert_int_equal(allocinfo_entry_bytes(d), 100);
+	assert_string_equal(allocinfo_entry_file(d), "mm/a.c");
+	allocinfo_entry_free(d);
+	allocinfo_entry_free(NULL);
+	/* a list's own entries are not the caller's to free */
+	l = parse(qtext);
+	allocinfo_entry_free(allocinfo_list_first(l));
+	assert_int_equal(allocinfo_entry_bytes(allocinfo_list_first(l)), 100);
+	/* header errors come back from the scan call */
+	assert_int_equal(allocinfo_list_scan_buffer(l, "x\n", 2), ALLOCINFO_ENOHEADER);
+	assert_null(allocinfo_list_scan_next(l));
+	assert_int_equal(allocinfo_list_scan_path(l, "/nonexistent"), ALLOCINFO_ENOENT);
+	assert_int_equal(allocinfo_list_scan_fd(l, -1), ALLOCINFO_EINVAL);
+	allocinfo_list_free(l);
+	allocinfo_query_free(q);
+}
+
+/* sources without end: a scan holds a chunk, and stops at the limit */
+static void scan_limits(void **state)
+{
+	struct allocinfo_list *l = allocinfo_list_new();
+	int p[2], st;
+	pid_t pid;
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(allocinfo_list_set_max_input(l, 1 << 20), ALLOCINFO_OK);
+	assert_int_equal(allocinfo_list_scan_path(l, "/dev/zero"), ALLOCINFO_ETOOBIG);
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		static const char row[] = "1 1 a.c:1 func:f\n";
+
+		close(p[0]);
+		if (write(p[1], "allocinfo - version: 1.0\n", 25) != 25)
+			_exit(1);
+		while (write(p[1], row, sizeof(row) - 1) > 0)
+			;
+		_exit(0);
+	}
+	close(p[1]);
+	assert_int_equal(allocinfo_list_scan_fd(l, p[0]), ALLOCINFO_OK);
+	while (allocinfo_list_scan_next(l))
+		n++;
+	assert_int_equal(allocinfo_list_geterror(l), ALLOCINFO_ETOOBIG);
+	assert_true(n > 50000 && n < (1 << 20) / 17 + 1);
+	close(p[0]);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	allocinfo_list_free(l);
+}
+
 static void strerror_all(void **state)
 {
 	(void)state;
@@ -690,6 +947,10 @@ int main(void)
 		cmocka_unit_test(read_fd_pipe),
 		cmocka_unit_test(path_errors),
 		cmocka_unit_test(input_limit),
+		cmocka_unit_test(query_filters),
+		cmocka_unit_test(scan_matches_read),
+		cmocka_unit_test(scan_query_and_dup),
+		cmocka_unit_test(scan_limits),
 		cmocka_unit_test(strerror_all),
 		cmocka_unit_test(snapshot_header_meta),
 		cmocka_unit_test(v1_rows_with_pairs),

@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * text.c - the text backend of liballocinfo: /proc/allocinfo as printed
+ *
+ * The kernel prints "allocinfo - version: X.Y", a "#" column header, then
+ * one row per tag: "bytes calls file:line [module] func:name" with any
+ * whitespace and numbers of any width, then (2.0, and 1.0 kernels that
+ * backported them) " key:value" pairs.  Rows come out as slices of the
+ * text (struct ai_row); nothing here allocates per row.  A row that does
+ * not parse is reported through ai_malformed() with its line number and
+ * reason, never returned as zeros.
+ *
+ * Sources are read to the end (a list read, one consistent view) or a
+ * chunk at a time (a scan, which keeps only the line in progress); either
+ * way at most max bytes, so /dev/zero or an endless pipe fail with
+ * ALLOCINFO_ETOOBIG instead of filling memory.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define CHUNK 65536
+
+static int read_errno(int e)
+{
+	return e == EACCES || e == EPERM ? ALLOCINFO_EACCES : ALLOCINFO_EIO;
+}
+
+/*
+ * Read fd to its end into *buf (grown as needed, never past max + CHUNK).
+ * Returns ALLOCINFO_OK, ALLOCINFO_ETOOBIG (more than max bytes; max 0 is no
+ * limit), ALLOCINFO_ENOMEM, or a read error with *sys set to errno.
+ */
+int ai_read_all(int fd, char **buf, size_t *cap, size_t *len, size_t max,
+		int *sys)
+{
+	size_t n = 0;
+	ssize_t got;
+
+	*sys = 0;
+	for (;;) {
+		if (max && n > max)
+			return ALLOCINFO_ETOOBIG;
+		if (*cap - n < 4096) {
+			size_t ncap = *cap ? *cap * 2 : CHUNK;
+			char *nb;
+
+			/* one byte past the limit tells a source of exactly max */
+			if (max && ncap > max + 4097)
+				ncap = max + 4097;
+			if (ncap <= *cap)
+				ncap = *cap + 4096;
+			nb = realloc(*buf, ncap);
+			if (!nb) {
+				*sys = ENOMEM;
+				return ALLOCINFO_ENOMEM;
+			}
+			*buf = nb;
+			*cap = ncap;
+		}
+		got = read(fd, *buf + n, *cap - n);
+		if (got < 0) {
+			if (errno == EINTR)
+				continue;
+			*sys = errno;
+			return read_errno(errno);
+		}
+		if (got == 0)
+			break;
+		n += (size_t)got;
+	}
+	*len = n;
+	return ALLOCINFO_OK;
+}
+
+void ai_text_init_mem(struct ai_text *t, const char *buf, size_t len)
+{
+	memset(t, 0, sizeof(*t));
+	t->fd = -1;
+	t->buf = buf ? buf : "";
+	t->len = len;
+	t->eof = 1;
+	t->nul = memchr(t->buf, '\0', len) != NULL;
+	t->in_header = 1;
+}
+
+void ai_text_init_fd(struct ai_text *t, int fd, size_t max)
+{
+	memset(t, 0, sizeof(*t));
+	t->fd = fd;
+	t->max = max;
+	t->buf = "";
+	t->in_header = 1;
+}
+
+void ai_text_release(struct ai_text *t)
+{
+	free(t->own);
+	t->own = NULL;
+	t->buf = "";
+	t->pos = t->len = t->cap = 0;
+}
+
+/*
+ * Move the line in progress to the front of the buffer (growing it when
+ * that line fills it) and read more after it.  Returns 0, or an error code
+ * with the list's error set.
+ */
+static int refill(struct ai_text *t, struct allocinfo_list *l)
+{
+	size_t keep = t->len - t->pos;
+	ssize_t got;
+
+	if (t->pos && keep)
+		memmove(t->own, t->own + t->pos, keep);
+	t->pos = 0;
+	t->len = keep;
+	if (t->cap - t->len < CHUNK / 2) {
+		size_t ncap = t->cap ? t->cap * 2 : CHUNK;
+		char *nb = realloc(t->own, ncap);
+
+		if (!nb)
+			return ai_set_error(l, ALLOCINFO_ENOMEM, ENOMEM);
+		t->own = nb;
+		t->cap = ncap;
+	}
+	t->buf = t->own;
+	for (;;) {
+		got = read(t->fd, t->own + t->len, t->cap - t->len);
+		if (got >= 0)
+			break;
+		if (errno != EINTR)
+			return ai_set_error(l, read_errno(errno), errno);
+	}
+	if (got == 0)
+		t->eof = 1;
+	t->len += (size_t)got;
+	t->total += (size_t)got;
+	if (t->max && t->total > t->max)
+		return ai_set_error(l, ALLOCINFO_ETOOBIG, 0);
+	/* a NUL makes the lines that hold one malformed; look once per chunk */
+	t->nul = memchr(t->own, '\0', t->len) != NULL;
+	return 0;
+}
+
+/*
+ * The next line: [*s, *e) without its CR and trailing blanks; *raw_end is
+ * where the line ends before trimming.  Returns 1, 0 at the end of the
+ * source, -1 on a read error (the list's error is set).
+ */
+static int next_line(struct ai_text *t, struct allocinfo_list *l,
+		     const char **s, const char **e, const char **raw_end)
+{
+	const char *p, *nl;
+
+	for (;;) {
+		p = t->buf + t->pos;
+		nl = memchr(p, '\n', t->len - t->pos);
+		if (nl || t->eof)
+			break;
+		if (refill(t, l))
+			return -1;
+	}
+	if (!nl) {
+		if (t->pos >= t->len)
+			return 0;
+		nl = t->buf + t->len;
+	}
+	*s = p;
+	*raw_end = nl;
+	t->pos = (size_t)(nl - t->buf) + (nl < t->buf + t->len);
+	while (nl > p && (nl[-1] == '\r' || nl[-1] == ' ' || nl[-1] == '\t'))
+		nl--;
+	*e = nl;
+	t->lineno++;
+	return 1;
+}
+
+static int isws(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static const char *skip_ws(const char *p, const char *e)
+{
+	while (p < e && isws(*p))
+		p++;
+	return p;
+}
+
+static char *dupn(const char *s, size_t n)
+{
+	char *d = malloc(n + 1);
+
+	if (d) {
+		memcpy(d, s, n);
+		d[n] = '\0';
+	}
+	return d;
+}
+
+static void free_pairs(char **kv, size_t n)
+{
+	for (size_t i = 0; i < 2 * n; i++)
+		free(kv[i]);
+	free(kv);
+}
+
+/*
+ * Read up to the version line: "# key: value" lines before it become the
+ * list's header fields (snapshots), other comments and blank lines are
+ * skipped.  Returns 0 with the version and header installed in the list,
+ * or an error code (the list's header and entries untouched).
+ */
+int ai_text_header(struct ai_text *t, struct allocinfo_list *l)
+{
+	static const char tag[] = "allocinfo - version:";
+	const char *s, *e, *raw;
+	char **kv = NULL;
+	size_t n = 0;
+	unsigned long maj = 0, min = 0;
+	int found = 0, rc, err = ALLOCINFO_ENOHEADER;
+
+	while ((rc = next_line(t, l, &s, &e, &raw)) > 0) {
+		/* a UTF-8 byte order mark, as some editors add when saving a copy */
+		if (t->lineno == 1 && e - s >= 3 && !memcmp(s, "\xef\xbb\xbf", 3))
+			s += 3;
+		if (t->nul && memchr(s, '\0', (size_t)(raw - s)))
+			break;
+		s = skip_ws(s, e);
+		if (s == e)
+			continue;
+		if (*s == '#') {
+			const char *k = skip_ws(s + 1, e), *c = k;
+			char **nk;
+
+			while (c < e && *c != ':' && !isws(*c))
+				c++;
+			if (c == k || c >= e || *c != ':')
+				continue;
+			nk = realloc(kv, 2 * (n + 1) * sizeof(*kv));
+			if (!nk)
+				goto nomem;
+			kv = nk;
+			kv[2 * n] = dupn(k, (size_t)(c - k));
+			c = skip_ws(c + 1, e);
+			kv[2 * n + 1] = dupn(c, (size_t)(e - c));
+			n++;
+			if (!kv[2 * n - 2] || !kv[2 * n - 1])
+				goto nomem;
+			continue;
+		}
+		if ((size_t)(e - s) < sizeof(tag) - 1 ||
+		    memcmp(s, tag, sizeof(tag) - 1))
+			break;
+		s = skip_ws(s + sizeof(tag) - 1, e);
+		if (s == e || *s < '0' || *s > '9')
+			break;
+		while (s < e && *s >= '0' && *s <= '9' && maj < 100000)
+			maj = maj * 10 + (unsigned long)(*s++ - '0');
+		if (s < e && *s == '.') {
+			s++;
+			if (s == e || *s < '0' || *s > '9')
+				break;
+			while (s < e && *s >= '0' && *s <= '9' && min < 100000)
+				min = min * 10 + (unsigned long)(*s++ - '0');
+		}
+		/* further components (1.0.1) number revisions of the same format */
+		while (s < e && *s == '.' && s + 1 < e && s[1] >= '0' && s[1] <= '9')
+			for (s++; s < e && *s >= '0' && *s <= '9'; s++)
+				;
+		if (s != e)
+			break;
+		found = 1;
+		break;
+	}
+	if (rc < 0) {
+		free_pairs(kv, n);
+		return allocinfo_list_geterror(l);
+	}
+	if (found && maj >= 1 && maj <= 2) {
+		ai_set_version(l, (int)maj, (int)min);
+		ai_set_header(l, kv, n);
+		return ALLOCINFO_OK;
+	}
+	free_pairs(kv, n);
+	if (found) {
+		ai_set_version(l, (int)maj, (int)min);	/* for the caller's message */
+		err = ALLOCINFO_EVERSION;
+	}
+	return ai_set_error(l, err, 0);
+nomem:
+	free_pairs(kv, n);
+	return ai_set_error(l, ALLOCINFO_ENOMEM, ENOMEM);
+}
+
+/* ---- rows ------------------------------------------------------------- */
+
+#define U64_TENTH (UINT64_MAX / 10)	/* 1844674407370955161, last digit 5 */
+
+/* Parse the row [p, end); returns NULL, or why it is malformed. */
+static const char *parse_row(const char *p, const char *end, struct ai_row *r)
+{
+	int neg = 0;
+	uint64_t v = 0;
+	const char *t;
+
+	r->module = NULL;
+	r->mlen = 0;
+	p = skip_ws(p, end);
+	if (p < end && (*p == '-' || *p == '+'))
+		neg = *p++ == '-';
+	if (p >= end || *p < '0' || *p > '9')
+		return "size is not a number";
+	while (p < end && *p >= '0' && *p <= '9') {
+		unsigned d = (unsigned)(*p++ - '0');
+
+		if (v >= U64_TENTH && (v > U64_TENTH || d > 5))
+			return "size out of range";
+		v = v * 10 + d;
+	}
+	if (neg ? v > (uint64_t)INT64_MAX + 1 : v > (uint64_t)INT64_MAX)
+		return "size out of range";
+	r->bytes = neg ? (v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v)
+		       : (int64_t)v;
+	if (p >= end)
+		return "missing calls";
+	if (!isws(*p))
+		return "size is not a number";
+	p = skip_ws(p, end);
+	if (p >= end)
+		return "missing calls";
+	if (*p < '0' || *p > '9')
+		return "calls is not a number";
+	v = 0;
+	while (p < end && *p >= '0' && *p <= '9') {
+		unsigned d = (unsigned)(*p++ - '0');
+
+		if (v >= U64_TENTH && (v > U64_TENTH || d > 5))
+			return "calls out of range";
+		v = v * 10 + d;
+	}
+	r->calls = v;
+	if (p >= end || !isws(*p))
+		return p >= end ? "missing file:line" : "calls is not a number";
+	p = skip_ws(p, end);
+	/* file:line, split at the last colon */
+	t = p;
+	{
+		const char *c = NULL;
+		unsigned long ln = 0;
+
+		for (; p < end && !isws(*p); p++)
+			if (*p == ':')
+				c = p + 1;
+		if (!c || c <= t + 1 || c == p)
+			return "bad file:line";
+		for (const char *d = c; d < p; d++) {
+			unsigned dg = (unsigned)(*d - '0');
+
+			if (dg > 9)
+				return "bad file:line";
+			if (ln >= 429496729UL && (ln > 429496729UL || dg > 5))
+				return "line number out of range";
+			ln = ln * 10 + dg;
+		}
+		r->file = t;
+		r->flen = (size_t)(c - 1 - t);
+		r->line = ln;
+	}
+	p = skip_ws(p, end);
+	if (p < end && *p == '[') {
+		t = p;
+		while (p < end && !isws(*p))
+			p++;
+		if (p - t < 3 || p[-1] != ']')
+			return "bad [module]";
+		r->module = t + 1;
+		r->mlen = (size_t)(p - t - 2);
+		p = skip_ws(p, end);
+	}
+	if (end - p < 5 || memcmp(p, "func:", 5))
+		return "missing func:";
+	p += 5;
+	t = p;
+	while (p < end && !isws(*p))
+		p++;
+	if (p == t)
+		return "empty func: name";
+	r->func = t;
+	r->fnlen = (size_t)(p - t);
+	p = skip_ws(p, end);
+	/*
+	 * Pairs are read whatever the version: kernels have backported the
+	 * 2.0 marker (accurate:no) without bumping the version line.
+	 */
+	r->kv = p;
+	r->kvlen = (size_t)(end - p);
+	while (p < end) {
+		t = p;
+		while (p < end && !isws(*p) && *p != ':')
+			p++;
+		if (p == t || p >= end || *p != ':')
+			return "bad key:value pair";
+		while (p < end && !isws(*p))
+			p++;
+		p = skip_ws(p, end);
+	}
+	return NULL;
+}
+
+/*
+ * The next row of the source.  Returns 1 with *r filled, 0 at the end, -1
+ * on an error (the list's error is set).  Malformed lines are reported to
+ * the list and skipped.
+ */
+int ai_text_next(struct ai_text *t, struct ai_row *r, struct allocinfo_list *l)
+{
+	const char *s, *e, *raw, *why;
+	int rc;
+
+	while ((rc = next_line(t, l, &s, &e, &raw)) > 0) {
+		if (t->nul && memchr(s, '\0', (size_t)(raw - s))) {
+			ai_malformed(l, t->lineno, "NUL byte in line");
+			continue;
+		}
+		s = skip_ws(s, e);
+		if (s == e)
+			continue;
+		if (*s == '#') {
+			if (!t->in_header)
+				ai_malformed(l, t->lineno, "comment after the first row");
+			continue;
+		}
+		t->in_header = 0;
+		why = parse_row(s, e, r);
+		if (why) {
+			ai_malformed(l, t->lineno, why);
+			continue;
+		}
+		r->lineno = t->lineno;
+		return 1;
+	}
+	return rc;
+}
