@@ -488,13 +488,16 @@ static char *group_key(const struct row *r)
 	slash = strrchr(f, '/');
 	if (!slash)
 		return xstrdup(".");
+	if (slash == f)		/* a file in the root directory */
+		return xstrdup("/");
 	k = xmalloc((size_t)(slash - f) + 1);
 	memcpy(k, f, (size_t)(slash - f));
 	k[slash - f] = '\0';
+	/* an absolute path's root belongs to its first component: /home */
 	if (opt.group_depth > 0) {
 		int n = 0;
 
-		for (char *p = k; *p; p++)
+		for (char *p = k + (*k == '/'); *p; p++)
 			if (*p == '/' && ++n == opt.group_depth) {
 				*p = '\0';
 				break;

@@ -212,6 +212,17 @@ run --folded "$F/v1.txt"
 check "folded: dir;file;func bytes" eval 'has "^mm;slub.c;alloc_slab_page 8192$" && has "^drivers/foo;bar.c;foo_init 1048576$"'
 want=$(awk 'NR > 2 && $1 > 0 { s += $1; n++ } END { print n, s }' "$F/v1.txt")
 check "folded: positive rows only, sum kept" eval '[ "$(awk "{ n++; s += \$NF } END { print n, s }" "$T/out")" = "$want" ]'
+# out-of-tree modules print absolute paths: the root is part of the first
+# component, never an empty directory
+printf 'allocinfo - version: 1.0\n 100 1 /home/u/src/mod/a.c:1 [mod] func:f\n 20 1 /home/u/b.c:2 [mod] func:g\n 3 1 /x.c:3 [mod] func:h\n 4000 1 mm/c.c:4 func:i\n' >"$T/abs.txt"
+run -g dir:1 --csv "$T/abs.txt"
+check "group: dir:1 of absolute paths is /home, not empty (csv)" eval '[ $rc = 0 ] && has "^/home,120,2,60,2$" && has "^/,3,1,3,1$" && has "^mm,4000," && ! has "^,"'
+run -g dir:1 "$T/abs.txt"
+check "group: dir:1 of absolute paths (table)" eval 'grep -q "  /home$" "$T/out" && grep -q " 1  /$" "$T/out"'
+run -g dir:1 --openmetrics "$T/abs.txt"
+check "group: dir:1 of absolute paths (openmetrics labels)" eval 'has "^allocinfo_bytes{dir=\"/home\"} 120$" && ! has "dir=\"\""'
+run -g dir:2 --csv "$T/abs.txt"
+check "group: dir:2 and dir of absolute paths" eval 'has "^/home/u,120," && "$A" -g dir --csv "$T/abs.txt" | grep -q "^/home/u/src/mod,100,"'
 run --format json -g dir:1 "$F/v1.txt"
 check "format: --format json, grouped by dir:1" eval '[ "$(jget "[r[\"bytes\"] for r in d[\"rows\"] if r[\"key\"]==\"drivers\"][0]")" = 1114112 ]'
 run --openmetrics -g module "$F/v1.txt"
