@@ -643,18 +643,64 @@ static void stats_cols(FILE *f, const struct stats_w *w, const struct stats *st)
 	fprintf(f, " %*s %*s %*s %*s", w->a, a, w->c, c, w->f, fl, w->s, sl);
 }
 
+/*
+ * Length of the valid UTF-8 sequence at s (1 to 4), or 0 if the byte at s
+ * does not start one: stray continuation bytes, sequences cut short,
+ * overlong forms, surrogates and code points above U+10FFFF are invalid.
+ */
+size_t utf8_len(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n;
+
+	if (u[0] < 0x80)
+		return 1;
+	if (u[0] >= 0xc2 && u[0] <= 0xdf)
+		n = 2;
+	else if (u[0] >= 0xe0 && u[0] <= 0xef)
+		n = 3;
+	else if (u[0] >= 0xf0 && u[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (u[0] == 0xe0)
+		lo = 0xa0;
+	else if (u[0] == 0xed)
+		hi = 0x9f;
+	else if (u[0] == 0xf0)
+		lo = 0x90;
+	else if (u[0] == 0xf4)
+		hi = 0x8f;
+	if (u[1] < lo || u[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (u[i] < 0x80 || u[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+/*
+ * JSON string.  Bytes that are not UTF-8 cannot be in a JSON text: they
+ * are written as the four characters \xNN (a backslash escaped as \\),
+ * which keeps every byte visible and the file loadable.
+ */
 void json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
-	for (; *s; s++) {
+	while (*s) {
 		unsigned char c = (unsigned char)*s;
+		size_t n = utf8_len(s);
 
-		if (c == '"' || c == '\\')
+		if (!n)
+			fprintf(f, "\\\\x%02x", c);
+		else if (c == '"' || c == '\\')
 			fprintf(f, "\\%c", c);
 		else if (c < 0x20)
 			fprintf(f, "\\u%04x", c);
 		else
-			fputc(c, f);
+			fwrite(s, 1, n, f);
+		s += n ? n : 1;
 	}
 	fputc('"', f);
 }
@@ -674,18 +720,29 @@ void csv_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/*
+ * Label value: backslash, double quote and newline escaped; bytes that are
+ * not UTF-8, which the parsers refuse, and other control characters are
+ * written as the text \xNN.
+ */
 static void om_str(FILE *f, const char *s)
 {
 	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '\\')
+	while (*s) {
+		unsigned char c = (unsigned char)*s;
+		size_t n = utf8_len(s);
+
+		if (c == '\\')
 			fputs("\\\\", f);
-		else if (*s == '"')
+		else if (c == '"')
 			fputs("\\\"", f);
-		else if (*s == '\n')
+		else if (c == '\n')
 			fputs("\\n", f);
+		else if (!n || c < 0x20 || c == 0x7f)
+			fprintf(f, "\\\\x%02x", c);
 		else
-			fputc(*s, f);
+			fwrite(s, 1, n, f);
+		s += n ? n : 1;
 	}
 	fputc('"', f);
 }
@@ -996,16 +1053,22 @@ static struct kvfam *om_families(struct row *rows, size_t shown, size_t *nfam)
 	return fam;
 }
 
-/* HELP text: backslash, double quote and newline escaped */
+/* HELP text: backslash, double quote and newline escaped, UTF-8 kept valid */
 static void om_help(FILE *f, const char *s)
 {
-	for (; *s; s++) {
-		if (*s == '\\' || *s == '"')
+	while (*s) {
+		unsigned char c = (unsigned char)*s;
+		size_t n = utf8_len(s);
+
+		if (c == '\\' || c == '"')
 			fputc('\\', f);
-		if (*s == '\n')
+		if (c == '\n')
 			fputs("\\n", f);
+		else if (!n || c < 0x20 || c == 0x7f)
+			fprintf(f, "\\\\x%02x", c);
 		else
-			fputc(*s, f);
+			fwrite(s, 1, n, f);
+		s += n ? n : 1;
 	}
 }
 

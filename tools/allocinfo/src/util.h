@@ -161,6 +161,7 @@ void rows_sort(struct row *rows, size_t n);
 size_t rows_group(struct row *rows, size_t n);
 void output_rows(FILE *f, struct row *rows, size_t n, const struct allocinfo_list *l);
 void rows_free(struct row *rows, size_t n);
+size_t utf8_len(const char *s);
 void json_str(FILE *f, const char *s);
 void csv_str(FILE *f, const char *s);
 int parse_sort(const char *s);

@@ -205,6 +205,15 @@ check "openmetrics: one sample per row and metric" eval '[ $(grep -c "^allocinfo
 check "openmetrics: labels" eval 'has "^allocinfo_bytes{file=\"drivers/foo/bar.c\",line=\"77\",func=\"foo_init\",module=\"foo\"} 1048576$"'
 check "openmetrics: duplicate sites get an occurrence label" eval 'has "^allocinfo_bytes{file=\"mm/slub.c\",line=\"1234\",func=\"alloc_slab_page\",module=\"vmlinux\",occurrence=\"1\"} 4096$"'
 check "openmetrics: every sample line is well formed" eval '! grep -v "^#" "$T/out" | grep -qvE "^allocinfo_(bytes|calls)\{([a-z_]+=\"([^\"\\\\]|\\\\.)*\",?)+\} -?[0-9]+$"'
+# bytes that are not UTF-8 (a lone 0xff, a cut sequence, an overlong
+# slash, a surrogate) become the text \xNN; valid UTF-8 passes unchanged
+printf 'allocinfo - version: 2.0\n 10 1 a\377b.c:1 [m\303] func:f\300\257 k:\355\240\200v\n 20 2 caf\303\251.c:2 func:\342\202\254\360\237\230\200 k:ok\n' >"$T/utf.txt"
+run --json "$T/utf.txt"
+check "json: bytes that are not UTF-8 escaped as \\xNN, json.load reads it" python3 -c '
+import json, sys
+d = {r["line"]: r for r in json.load(open(sys.argv[1]))["rows"]}
+assert (d[1]["file"], d[1]["module"], d[1]["func"], d[1]["extra"]["k"]) == ("a\\xffb.c", "m\\xc3", "f\\xc0\\xaf", "\\xed\\xa0\\x80v"), d[1]
+assert (d[2]["file"], d[2]["func"]) == ("caf\u00e9.c", "\u20ac\U0001f600"), d[2]' "$T/out"
 printf 'allocinfo - version: 1.0\n 10 1 a\\b.c:1 func:f"q\n' >"$T/q.txt"
 run --openmetrics "$T/q.txt"
 check "openmetrics: label escaping" eval 'has "^allocinfo_bytes{file=\"a\\\\\\\\b.c\",line=\"1\",func=\"f\\\\\"q\",module=\"vmlinux\"} 10$"'
@@ -332,6 +341,18 @@ check "openmetrics: key mixed numeric and text is a label" eval '! has "^allocin
 check "openmetrics: v2 pairs output is valid" omvalid
 run --openmetrics "$F/v2.txt"
 check "openmetrics: v2.txt pairs valid" eval 'omvalid && has "^allocinfo_kv_total_calls{file=\"lib/idr.c\",line=\"42\",func=\"idr_alloc\",module=\"vmlinux\"} 123$" && has "kv_weird_key=\"a:b\""'
+# the labels of utf.txt: valid UTF-8 (Python decodes it strictly), the
+# bytes that were not as the text \xNN (a backslash, escaped in a label)
+om_utf8() {
+	python3 - "$T/out" <<'PY'
+import sys
+t = open(sys.argv[1], "rb").read().decode("utf-8")
+assert 'allocinfo_bytes{file="a\\\\xffb.c",line="1",func="f\\\\xc0\\\\xaf",module="m\\\\xc3"} 10\n' in t, t
+assert 'allocinfo_bytes{file="caf\u00e9.c",line="2",func="\u20ac\U0001f600",module="vmlinux"} 20\n' in t, t
+PY
+}
+run --openmetrics "$T/utf.txt"
+check "openmetrics: bytes that are not UTF-8 escaped in labels" eval '[ $rc = 0 ] && omvalid && om_utf8'
 run --openmetrics "$F/v1.txt"
 check "openmetrics: v1 output valid, no pair families" eval 'omvalid && ! has "allocinfo_kv_\|allocinfo_site"'
 run --openmetrics -g module "$F/v2-kv.txt"
