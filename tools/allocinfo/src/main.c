@@ -822,6 +822,61 @@ static void out_table(FILE *f, struct row *rows, size_t n, size_t shown,
 		fmt_size(b, sizeof(b), tbytes, opt.raw), tcalls);
 }
 
+/* the pairs before index i that have the key of pair i */
+static int kv_repeated(const struct allocinfo_entry *e, size_t i)
+{
+	const char *k, *v, *k2;
+
+	allocinfo_entry_kv_get(e, i, &k, &v);
+	for (size_t j = 0; j < i; j++) {
+		allocinfo_entry_kv_get(e, j, &k2, &v);
+		if (!strcmp(k, k2))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * "extra": each key once, with its first value, as in OpenMetrics and
+ * allocinfo_entry_kv_find() (a JSON object with a key twice is read
+ * differently by different parsers); a row that repeats a key also gets
+ * "extra_pairs", every pair in row order, so that nothing is lost.
+ */
+static void json_kv(FILE *f, const struct allocinfo_entry *e)
+{
+	size_t n = allocinfo_entry_kv_count(e);
+	const char *k, *v;
+	int rep = 0, first = 1;
+
+	fputs(",\"extra\":{", f);
+	for (size_t j = 0; j < n; j++) {
+		if (kv_repeated(e, j)) {
+			rep = 1;
+			continue;
+		}
+		allocinfo_entry_kv_get(e, j, &k, &v);
+		if (!first)
+			fputc(',', f);
+		first = 0;
+		json_str(f, k);
+		fputc(':', f);
+		json_str(f, v);
+	}
+	fputc('}', f);
+	if (!rep)
+		return;
+	fputs(",\"extra_pairs\":[", f);
+	for (size_t j = 0; j < n; j++) {
+		allocinfo_entry_kv_get(e, j, &k, &v);
+		fputs(j ? ",[" : "[", f);
+		json_str(f, k);
+		fputc(',', f);
+		json_str(f, v);
+		fputc(']', f);
+	}
+	fputc(']', f);
+}
+
 static void out_json(FILE *f, struct row *rows, size_t n, size_t shown,
 		     int64_t tbytes, uint64_t tcalls, const struct allocinfo_list *l)
 {
@@ -858,20 +913,8 @@ static void out_json(FILE *f, struct row *rows, size_t n, size_t shown,
 		json_str(f, r->func);
 		fputs(",\"module\":", f);
 		json_str(f, modname(r->module));
-		if (allocinfo_entry_kv_count(r->e)) {
-			const char *k, *v;
-
-			fputs(",\"extra\":{", f);
-			for (size_t j = 0; j < allocinfo_entry_kv_count(r->e); j++) {
-				allocinfo_entry_kv_get(r->e, j, &k, &v);
-				if (j)
-					fputc(',', f);
-				json_str(f, k);
-				fputc(':', f);
-				json_str(f, v);
-			}
-			fputc('}', f);
-		}
+		if (allocinfo_entry_kv_count(r->e))
+			json_kv(f, r->e);
 		fputc('}', f);
 	}
 	fputs("\n]}\n", f);

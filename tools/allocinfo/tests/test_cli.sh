@@ -339,6 +339,17 @@ check "openmetrics: key:value pairs as gauges and info labels (awk)" eval '[ $rc
 check "openmetrics: numeric pair family typed gauge" eval 'has "^# TYPE allocinfo_kv_size_max gauge$" && has "^# HELP allocinfo_kv_size_max .*size\\.max"'
 check "openmetrics: key mixed numeric and text is a label" eval '! has "^allocinfo_kv_mixed" && has "kv_mixed=\"7\"" && has "^# TYPE allocinfo_site info$"'
 check "openmetrics: v2 pairs output is valid" omvalid
+# a key repeated in a row: the first value, in JSON as in OpenMetrics and
+# the library's allocinfo_entry_kv_find(); JSON lists every pair as well
+run --json "$F/v2-kv.txt"
+check "json: a repeated key keeps its first value, all pairs listed" python3 -c '
+import json, sys
+d = {r["file"]: r for r in json.load(open(sys.argv[1]))["rows"]}
+assert d["mm/c.c"]["extra"] == {"mixed": "7", "dup": "1", "accurate": "yes"}, d["mm/c.c"]
+assert d["mm/c.c"]["extra_pairs"] == [["mixed", "7"], ["dup", "1"], ["dup", "2"], ["accurate", "yes"]], d["mm/c.c"]
+assert "extra_pairs" not in d["mm/a.c"], d["mm/a.c"]' "$T/out"
+run --openmetrics "$F/v2-kv.txt"
+check "openmetrics: a repeated key keeps its first value" has '^allocinfo_kv_dup{file="mm/c.c",line="30",func="fc",module="vmlinux"} 1$'
 run --openmetrics "$F/v2.txt"
 check "openmetrics: v2.txt pairs valid" eval 'omvalid && has "^allocinfo_kv_total_calls{file=\"lib/idr.c\",line=\"42\",func=\"idr_alloc\",module=\"vmlinux\"} 123$" && has "kv_weird_key=\"a:b\""'
 # the labels of utf.txt: valid UTF-8 (Python decodes it strictly), the
