@@ -326,8 +326,10 @@ int cmd_diff(int npos, char **pos)
 		}
 		if (opt.fmt == FMT_JSON) {
 			printf("%s\n{\"delta_bytes\":%" PRId64 ",\"old_bytes\":%" PRId64
-			       ",\"new_bytes\":%" PRId64 ",\"delta_calls\":%" PRId64 ",\"file\":",
-			       i ? "," : "", dbytes(r), r->old_bytes, r->bytes, dc);
+			       ",\"new_bytes\":%" PRId64 ",\"delta_calls\":%" PRId64
+			       ",\"old_calls\":%" PRIu64 ",\"new_calls\":%" PRIu64 ",\"file\":",
+			       i ? "," : "", dbytes(r), r->old_bytes, r->bytes, dc,
+			       r->old_calls, r->calls);
 			json_str(stdout, r->file);
 			printf(",\"line\":%lu,\"func\":", r->line);
 			json_str(stdout, r->func);

@@ -416,6 +416,7 @@ ALLOCINFO_PROC_ROOT=$P "$A" diff "$T/s1" >"$T/out" 2>"$T/err"; rc=$?
 check "diff: against the live file, same boot, no change" eval '[ $rc = 0 ] && ! errhas "different boots" && has "^-- 0 changed call sites"'
 run diff --json "$T/s1" "$T/s2"
 check "diff: json" eval '[ "$(jget "d[\"total_delta_bytes\"]")" = "$((1048576 - 4096 + 100))" ]'
+check "diff: json has old and new calls, as the csv" eval '[ "$(jget "[(r[\"old_calls\"], r[\"new_calls\"], r[\"delta_calls\"]) for r in d[\"rows\"] if r[\"file\"] == \"drivers/foo/bar.c\"]")" = "[(256, 300, 44)]" ] && [ "$(jget "[(r[\"old_calls\"], r[\"new_calls\"]) for r in d[\"rows\"] if r[\"status\"] == \"new\"]")" = "[(0, 1)]" ]'
 printf 'allocinfo - version: 1.0\n 10 1 a"b\\c.c:1 func:f\n' >"$T/q1"
 printf 'allocinfo - version: 1.0\n 20 1 a"b\\c.c:1 func:f\n' >"$T/q2"
 run diff --json "$T/q1" "$T/q2"
