@@ -754,21 +754,26 @@ int cmd_growth(int npos, char **pos)
 	long count = opt.count >= 0 ? opt.count : 5;
 	double delay = opt.delay >= 0 ? opt.delay : 1.0, t0 = now_sec();
 	size_t ng = 0, shown;
-	int rc = 0, offline = npos > 0;
+	/* one argument is a source to sample, like -f; several are snapshots */
+	int rc = 0, offline = npos > 1;
+	const char *input = npos == 1 ? pos[0] : opt.input;
 
 	if (opt.fmt != FMT_TABLE || opt.group || opt.output || opt.iterations >= 0 || opt.unchanged)
 		usage_error("growth shows a table; --group, formats, -o, -i and --unchanged do not apply");
+	if (npos && opt.input)
+		usage_error("give the source either with -f or as an argument");
 	if (offline) {
-		if (opt.input || opt.count >= 0)
-			usage_error("give either snapshot files or -f/-c, not both");
+		if (opt.count >= 0)
+			usage_error("-c counts samples of a source; with snapshot files, "
+				    "each file is a sample");
 		count = npos;
 	}
 	if (count < 2)
 		usage_error("growth needs at least 2 samples");
-	if (!offline && opt.input && !strcmp(opt.input, "-"))
+	if (!offline && input && !strcmp(input, "-"))
 		usage_error("growth needs a file it can re-read, not standard input");
 	for (long i = 0; i < count && !stop; i++) {
-		const char *src = offline ? pos[i] : opt.input, *ep;
+		const char *src = offline ? pos[i] : input, *ep;
 		double t;
 
 		if ((rc = load(l, src, i == 0 || offline)))

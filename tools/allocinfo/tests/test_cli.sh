@@ -506,6 +506,10 @@ run growth -d 60 "$F/v1.txt" "$F/v1-later.txt"
 check "growth: two samples grow but are not leak suspects" eval '[ $rc = 0 ] && has "^-- 3 growing call sites" && ! has "leak-suspect" && has "^ *0.1B .*kmalloc_noprof"'
 run growth -c 3 -d 0.1 -f "$F/v1.txt"
 check "growth: live sampling with -c and -d" eval '[ $rc = 0 ] && has "^-- 0 growing call sites (0 shown) over 3 samples"'
+run growth -c 3 -d 0.1 "$F/v1.txt"
+check "growth: one SOURCE argument is sampled with -c and -d" eval '[ $rc = 0 ] && has "^-- 0 growing call sites (0 shown) over 3 samples"'
+run growth -c 3 "$F/v1.txt" "$F/v1-later.txt"
+check "growth: -c with snapshot files is a usage error" eval '[ $rc = 2 ] && errhas "snapshot"'
 run growth -c 1 -f "$F/v1.txt"
 check "growth: needs two samples" eval '[ $rc = 2 ]'
 
