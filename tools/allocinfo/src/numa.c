@@ -26,6 +26,7 @@ struct site {
 	uint64_t *calls;
 };
 
+/* The node of a row: its node:N pair; -1 (said why) if missing or bad. */
 static int numa_node_of(const struct allocinfo_entry *e, const char *name)
 {
 	const char *v = allocinfo_entry_kv_find(e, "node");
@@ -33,8 +34,8 @@ static int numa_node_of(const struct allocinfo_entry *e, const char *name)
 	long n;
 
 	if (!v) {
-		warnx("%s:%zu: row without node:N pair: not a per-node file?",
-		      name, allocinfo_entry_lineno(e));
+		warnx("%s:%zu: row without node:N pair", name,
+		      allocinfo_entry_lineno(e));
 		return -1;
 	}
 	n = strtol(v, &end, 10);
@@ -75,23 +76,31 @@ static int cmp_site(const void *pa, const void *pb)
 }
 
 /*
- * Rows of the file, each with its node in ->sites.  Returns the number
- * of rows, -1 after printing the reason for malformed input.
+ * Rows of the file, each with its node in ->sites.  A row without a good
+ * node:N pair is malformed: skipped, counted in *bad.  Returns the number
+ * of rows kept; -1 when no row has a node:N pair (not a per-node file).
  */
 static long numa_rows(const struct allocinfo_list *l, const char *name,
-		      struct row **out, int *nodes)
+		      struct row **out, int *nodes, size_t *bad)
 {
 	struct row *rows = xcalloc(allocinfo_list_count(l), sizeof(*rows));
 	struct allocinfo_entry *e;
-	size_t n = 0;
+	size_t n = 0, with_node = 0;
 
 	*nodes = 0;
+	*bad = 0;
+	for (e = allocinfo_list_first(l); e; e = allocinfo_entry_next(e))
+		with_node += allocinfo_entry_kv_find(e, "node") != NULL;
+	if (allocinfo_list_count(l) && !with_node) {
+		free(rows);
+		return -1;
+	}
 	for (e = allocinfo_list_first(l); e; e = allocinfo_entry_next(e)) {
 		int nid = numa_node_of(e, name);
 
 		if (nid < 0) {
-			free(rows);
-			return -1;
+			(*bad)++;
+			continue;
 		}
 		row_fill(&rows[n], e);
 		rows[n++].sites = (size_t)nid;
@@ -205,7 +214,7 @@ int cmd_numa(const char *src)
 	struct allocinfo_list *l;
 	struct site *sites = NULL;
 	struct row *rows = NULL;
-	size_t ns, kept = 0, shown;
+	size_t ns, kept = 0, shown, bad;
 	long nrows;
 	int nodes, rc;
 
@@ -228,10 +237,22 @@ int cmd_numa(const char *src)
 		allocinfo_list_free(l);
 		return rc;
 	}
-	nrows = numa_rows(l, src_name(src), &rows, &nodes);
+	nrows = numa_rows(l, src_name(src), &rows, &nodes, &bad);
 	if (nrows < 0) {
+		warnx("%s: not a per-node file: no row has a node:N pair "
+		      "(--numa reads /proc/allocinfo_numa or a copy of it)",
+		      src_name(src));
 		allocinfo_list_free(l);
-		return EX_MALFORMED;
+		return EX_RUNTIME;
+	}
+	if (bad) {
+		warnx("%s: %zu row%s without a valid node skipped%s", src_name(src),
+		      bad, bad == 1 ? "" : "s", opt.strict ? " (fatal with --strict)" : "");
+		if (opt.strict) {
+			free(rows);
+			allocinfo_list_free(l);
+			return EX_MALFORMED;
+		}
 	}
 	ns = numa_merge(rows, (size_t)nrows, nodes, &sites);
 	for (size_t i = 0; i < ns; i++) {

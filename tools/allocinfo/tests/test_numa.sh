@@ -48,14 +48,21 @@ cat "$F" | timeout 60 "$A" --numa -b --csv - >"$T/b" 2>"$T/err"
 run --numa -b --csv "$F"
 check "source: - reads stdin" cmp -s "$T/out" "$T/b"
 
+# a file that is not per node is the wrong input (1), not a malformed one
 run --numa tests/fixtures/v2.txt
-check "error: file without node:N pairs" eval '[ $rc = 3 ] && grep -q "without node:N" "$T/err"'
-printf 'allocinfo - version: 2.0\n 1 1 a.c:1 func:f node:x\n' >"$T/bad.txt"
+check "error: file without node:N pairs exits 1" eval '[ $rc = 1 ] && grep -q "not a per-node file" "$T/err"'
+run --numa --strict tests/fixtures/v1.txt
+check "error: file without node:N pairs exits 1 with --strict too" eval '[ $rc = 1 ] && grep -q "not a per-node file" "$T/err"'
+# a bad row of a per-node file is a malformed line: warned and skipped,
+# fatal (3) with --strict
+printf 'allocinfo - version: 2.0\n 1 1 a.c:1 func:f node:x\n 2 1 b.c:1 func:g node:0\n' >"$T/bad.txt"
 run --numa "$T/bad.txt"
-check "error: invalid node" eval '[ $rc = 3 ] && grep -q "invalid node" "$T/err"'
-printf 'allocinfo - version: 2.0\n 1 1 a.c:1 func:f node:99999\n' >"$T/bad.txt"
-run --numa "$T/bad.txt"
-check "error: node id out of range" eval '[ $rc = 3 ] && grep -q "invalid node" "$T/err"'
+check "malformed: invalid node warned, row skipped, exit 0" eval '[ $rc = 0 ] && grep -q "bad.txt:2: invalid node .x." "$T/err" && grep -q "b.c:1" "$T/out" && ! grep -q "a.c:1" "$T/out"'
+run --numa --strict "$T/bad.txt"
+check "malformed: invalid node with --strict exits 3" eval '[ $rc = 3 ] && grep -q "invalid node" "$T/err"'
+printf 'allocinfo - version: 2.0\n 1 1 a.c:1 func:f node:99999\n 2 1 b.c:1 func:g node:1\n 3 1 c.c:1 func:h\n' >"$T/bad.txt"
+run --numa --strict "$T/bad.txt"
+check "malformed: node id out of range, row without node" eval '[ $rc = 3 ] && grep -q "bad.txt:2: invalid node" "$T/err" && grep -q "bad.txt:4: row without node:N" "$T/err"'
 ALLOCINFO_PROC_ROOT=$T run --numa
 check "error: no live per-node file" eval '[ $rc = 1 ] && grep -q "single node" "$T/err"'
 run --numa --json "$F"
