@@ -464,7 +464,36 @@ int parse_sort(const char *s)
 	free(dup);
 	if (!opt.nsort)
 		usage_error("empty sort specification");
+	opt.sort_given = 1;
 	return 0;
+}
+
+/*
+ * The lifetime count keys order nothing in rows that have no such counts
+ * (a kernel without CONFIG_MEM_ALLOC_PROFILING_STATS): say so, rather than
+ * let the ties fall silently to file and line.
+ */
+void warn_stats_sort(const struct row *rows, size_t n)
+{
+	static const char *const names[] = {
+		[K_ALLOCS] = "allocs", [K_CHURN] = "churn",
+		[K_FAILED] = "failed", [K_SLACK] = "slack",
+	};
+
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].st.valid)
+			return;
+	for (int i = 0; i < opt.nsort; i++) {
+		enum key k = opt.sort[i].key;
+
+		if (k == K_ALLOCS || k == K_CHURN || k == K_FAILED || k == K_SLACK) {
+			warnx("warning: no call site has lifetime counts "
+			      "(CONFIG_MEM_ALLOC_PROFILING_STATS): --sort %s orders nothing, "
+			      "rows are in the order of the other keys, then file and line",
+			      names[k]);
+			return;
+		}
+	}
 }
 
 static const char *strip_dot(const char *f)
@@ -1526,6 +1555,7 @@ static int cmd_show(int npos, char **pos)
 		if (row_match(r))
 			n++;
 	}
+	warn_stats_sort(rows, n);
 	if (opt.group)
 		n = rows_group(rows, n);
 	rows_sort(rows, n);
@@ -1563,6 +1593,15 @@ int main(int argc, char **argv)
 	parse_opts(argc, argv);
 	if (opt.numa && fn != cmd_show)
 		usage_error("--numa only works without a subcommand");
+	if (opt.sort_given && (fn == cmd_diff || fn == cmd_growth))
+		usage_error("%s orders its rows itself (%s): -s does not apply",
+			    fn == cmd_diff ? "diff" : "growth",
+			    fn == cmd_diff ? "largest change first" :
+			    "leak suspects first, then by slope");
+	for (int i = 0; i < opt.nsort && fn != cmd_top; i++)
+		if (opt.sort[i].key == K_RATE)
+			usage_error("sort key 'rate' is the rate of change that only "
+				    "top measures");
 	rc = fn(argc - optind, argv + optind);
 	if (fflush(stdout) || ferror(stdout)) {
 		warn("write error");

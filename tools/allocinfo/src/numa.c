@@ -263,6 +263,11 @@ int cmd_numa(const char *src)
 			free(sites[i].calls);
 		}
 	}
+	for (size_t i = 0; i < kept; i++)
+		if (sites[i].r.st.valid)
+			break;
+		else if (i + 1 == kept)
+			warn_stats_sort(&sites[0].r, 1);
 	if (kept > 1)
 		qsort(sites, kept, sizeof(*sites), cmp_site);
 	shown = kept;

@@ -35,7 +35,7 @@ struct opts {
 	long limit;		/* -1: all */
 	int raw;
 	struct sortkey sort[16];
-	int nsort;
+	int nsort, sort_given;
 	struct refilter *filters;
 	int nfilters;
 	int64_t min_bytes;
@@ -165,6 +165,7 @@ size_t utf8_len(const char *s);
 void json_str(FILE *f, const char *s);
 void csv_str(FILE *f, const char *s);
 int parse_sort(const char *s);
+void warn_stats_sort(const struct row *rows, size_t n);
 
 int cmd_snapshot(int npos, char **pos);
 int cmd_diff(int npos, char **pos);

@@ -138,6 +138,17 @@ run -a -s -line "$F/v1.txt"
 check "sort: -line descending" eval 'row1 | grep -q "mm/page_alloc.c:4500" && rows | tail -1 | grep -q "baz.c:12"'
 run -a -s avg "$F/v1.txt"
 check "sort: avg descending" eval 'row1 | grep -q "__vmalloc_node_range"'
+# keys that cannot order these rows say so instead of sorting by file
+run -s rate "$F/v1.txt"
+check "sort: rate outside top is a usage error" eval '[ $rc = 2 ] && errhas "rate.*top"'
+run diff -s calls "$F/v1.txt" "$F/v1-later.txt"
+check "sort: -s in diff is a usage error (it orders by the change)" eval '[ $rc = 2 ] && errhas "diff"'
+run growth -s bytes "$F/v1.txt" "$F/v1-later.txt"
+check "sort: -s in growth is a usage error (it orders by slope)" eval '[ $rc = 2 ] && errhas "growth"'
+run -a -s churn "$F/v1.txt"
+check "sort: churn without lifetime counts warns" eval '[ $rc = 0 ] && errhas "warning: no call site .*lifetime counts.*churn"'
+run -a -s allocs,-calls "$F/v2-stats.txt"
+check "sort: allocs with lifetime counts does not warn" eval '[ $rc = 0 ] && ! [ -s "$T/err" ]'
 run -s bogus "$F/v1.txt"
 check "sort: unknown key is a usage error" eval '[ $rc = 2 ] && errhas "unknown sort key"'
 

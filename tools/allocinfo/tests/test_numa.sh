@@ -65,6 +65,8 @@ run --numa --strict "$T/bad.txt"
 check "malformed: node id out of range, row without node" eval '[ $rc = 3 ] && grep -q "bad.txt:2: invalid node" "$T/err" && grep -q "bad.txt:4: row without node:N" "$T/err"'
 ALLOCINFO_PROC_ROOT=$T run --numa
 check "error: no live per-node file" eval '[ $rc = 1 ] && grep -q "single node" "$T/err"'
+run --numa -s rate "$F"
+check "usage: --numa with -s rate" eval '[ $rc = 2 ] && grep -q "top" "$T/err"'
 run --numa --json "$F"
 check "usage: --numa with --json" [ "$rc" = 2 ]
 run --numa -g module "$F"
