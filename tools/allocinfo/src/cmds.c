@@ -600,6 +600,9 @@ int cmd_top(int npos, char **pos)
 		usage_error("top needs a file it can re-read, not standard input");
 	if (opt.iterations == 0)
 		usage_error("-i needs at least 1 iteration");
+	/* a shorter delay re-reads the kernel's file in a busy loop */
+	if (opt.delay >= 0 && opt.delay < 0.1)
+		usage_error("-d must be at least 0.1 seconds");
 	l = new_list();
 	tty = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
 	memset(&sa, 0, sizeof(sa));
@@ -772,6 +775,10 @@ int cmd_growth(int npos, char **pos)
 		usage_error("growth needs at least 2 samples");
 	if (!offline && input && !strcmp(input, "-"))
 		usage_error("growth needs a file it can re-read, not standard input");
+	if (!offline && opt.delay >= 0 && opt.delay < 0.1)
+		usage_error("-d must be at least 0.1 seconds between samples");
+	if (offline && opt.delay == 0)
+		usage_error("-d spaces snapshots without an epoch: it must be more than 0");
 	for (long i = 0; i < count && !stop; i++) {
 		const char *src = offline ? pos[i] : input, *ep;
 		double t;

@@ -462,21 +462,26 @@ wait
 check "top: batches when not a terminal" eval '[ $rc = 0 ] && [ $(grep -c "^allocinfo top - " "$T/out") = 2 ]'
 # 1024 more bytes over the 1.5 s delay: 683 B/s; allow for a late wake-up
 check "top: rate per second" eval 'awk "/^allocinfo top/ { b++ } b == 2 && /mm\/slub.c:1234/ && \$2 == 3 && \$3 >= 400 && \$3 <= 690 { f = 1 } b == 2 && /page_alloc/ && \$3 != 0 { bad = 1 } END { exit !(f && !bad) }" "$T/out"'
-run top -d 0 -i 3 -s calls -n 2 "$F/v1.txt"
+run top -d 0.1 -i 3 -s calls -n 2 "$F/v1.txt"
 check "top: -i, -n and -s" eval '[ $(grep -c "^allocinfo top - " "$T/out") = 3 ] && [ $(grep -c "__alloc_pages" "$T/out") = 3 ] && [ $(grep -c "slub.c" "$T/out") = 0 ]'
 # top keeps only the rows it shows (a bounded heap): the same rows, in the
 # same order, as a full sort, ties (equal calls) broken by file, line, func
 "$GEN" 3000 7 >"$T/g3k.txt"
-run top -d 0 -i 1 -n 40 -s calls "$T/g3k.txt"
+run top -d 0.1 -i 1 -n 40 -s calls "$T/g3k.txt"
 awk '$1 ~ /^[0-9]+$/ && $3 ~ /:/ { c = $3; sub(/:[0-9]+$/, "", c); l = substr($3, length(c) + 2)
 	print $2, c, l, substr($4 ~ /^\[/ ? $5 : $4, 6) }' "$T/g3k.txt" |
 	LC_ALL=C sort -k1,1nr -k2,2 -k3,3n -k4,4 | head -40 | awk '{ print $1, $2 ":" $3, $4 }' >"$T/want"
 awk 'b && NF >= 5 { print $2, $4, $5 } /^ *BYTES/ { b = 1 }' "$T/out" >"$T/got"
 check "top: -n 40 of 3000 rows = first 40 of a full sort (ties too)" eval '[ $rc = 0 ] && [ $(wc -l <"$T/want") = 40 ] && cmp -s "$T/want" "$T/got"'
-run top -d 0 -i 1 -a --bytes -s +bytes "$T/g3k.txt"
+run top -d 0.1 -i 1 -a --bytes -s +bytes "$T/g3k.txt"
 awk 'b && NF >= 5 { print $1 } /^ *BYTES/ { b = 1 }' "$T/out" >"$T/got"
 want=$(awk '$1 ~ /^-?[0-9]+$/ { n++; if (n == 1 || $1 < mn) mn = $1; if (n == 1 || $1 > mx) mx = $1 } END { print n, mn, mx }' "$T/g3k.txt")
 check "top: -a shows every row, ascending with +bytes" eval '[ "$(wc -l <"$T/got") $(head -1 "$T/got") $(tail -1 "$T/got")" = "$want" ]'
+# a refresh as fast as the machine goes is a busy loop, not a view
+timeout 5 "$A" top -d 0 "$F/v1.txt" >"$T/out" 2>"$T/err"; rc=$?
+check "top: -d 0 is a usage error, not a busy loop" eval '[ $rc = 2 ] && errhas "at least 0.1"'
+timeout 5 "$A" growth -d 0 -c 3 "$F/v1.txt" >"$T/out" 2>"$T/err"; rc=$?
+check "growth: -d 0 sampling is a usage error" eval '[ $rc = 2 ] && errhas "at least 0.1"'
 "$A" top -d 30 "$F/v1.txt" >"$T/out" 2>&1 &
 pid=$!
 sleep 0.5
