@@ -589,7 +589,8 @@ int cmd_top(int npos, char **pos)
 	const char *src = one_source(npos, pos);
 	struct allocinfo_list *l;
 	struct sigaction sa;
-	int tty, rc = 0;
+	int tty, rc = 0, have = 0;
+	size_t count = 0;
 	long iter = 0;
 	double delay = opt.delay >= 0 ? opt.delay : 2.0, last = 0;
 	struct topsel sel = { 0 };
@@ -623,7 +624,6 @@ int cmd_top(int npos, char **pos)
 	while (!stop) {
 		double t = now_sec(), dt = last ? t - last : 0, deadline;
 		struct allocinfo_entry *e;
-		size_t count;
 
 		/*
 		 * Each entry remembers its bytes of the sample before the
@@ -634,14 +634,24 @@ int cmd_top(int npos, char **pos)
 			allocinfo_entry_set_u64(e, (uint64_t)allocinfo_entry_bytes(e));
 			allocinfo_entry_set_ptr(e, &seen_mark);
 		}
-		if ((rc = load(l, src, iter == 0)))
-			break;
-		allocinfo_list_prune(l);
-		count = allocinfo_list_count(l);
-		last = t;
-		top_select(&sel, l, dt, top_limit(tty, count));
-		draw_top(sel.heap, sel.n, sel.matched, tty, src_name(src),
-			 sel.total, sel.trate);
+		/*
+		 * Only the first read must work: a later one that fails (the
+		 * file replaced under us, a kernel hiccup) is reported, the
+		 * last good sample stays, and the next tick tries again.
+		 */
+		if ((rc = load(l, src, !have))) {
+			if (!have)
+				break;
+			rc = 0;
+		} else {
+			have = 1;
+			allocinfo_list_prune(l);
+			count = allocinfo_list_count(l);
+			last = t;
+			top_select(&sel, l, dt, top_limit(tty, count));
+			draw_top(sel.heap, sel.n, sel.matched, tty, src_name(src),
+				 sel.total, sel.trate);
+		}
 		if (opt.iterations >= 0 && ++iter >= opt.iterations)
 			break;
 		if (opt.iterations < 0)

@@ -462,6 +462,21 @@ wait
 check "top: batches when not a terminal" eval '[ $rc = 0 ] && [ $(grep -c "^allocinfo top - " "$T/out") = 2 ]'
 # 1024 more bytes over the 1.5 s delay: 683 B/s; allow for a late wake-up
 check "top: rate per second" eval 'awk "/^allocinfo top/ { b++ } b == 2 && /mm\/slub.c:1234/ && \$2 == 3 && \$3 >= 400 && \$3 <= 690 { f = 1 } b == 2 && /page_alloc/ && \$3 != 0 { bad = 1 } END { exit !(f && !bad) }" "$T/out"'
+# a read that fails (the file gone for a moment, a kernel hiccup) is
+# reported and the next one is tried: top keeps running
+cp "$F/v1.txt" "$T/flaky.txt"
+: >"$T/out"; : >"$T/err"
+(
+	i=0
+	while ! grep -q "^allocinfo top" "$T/out" 2>/dev/null && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+	mv "$T/flaky.txt" "$T/flaky.away"
+	i=0
+	while ! [ -s "$T/err" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+	mv "$T/flaky.away" "$T/flaky.txt"
+) &
+"$A" top -d 0.4 -i 6 -n 2 "$T/flaky.txt" >"$T/out" 2>"$T/err"; rc=$?
+wait
+check "top: a failed read is reported, top goes on" eval '[ $rc = 0 ] && errhas "flaky.txt: No such file" && [ $(grep -c "^allocinfo top - " "$T/out") -ge 2 ] && tail -3 "$T/out" | grep -q "__vmalloc_node_range"'
 run top -d 0.1 -i 3 -s calls -n 2 "$F/v1.txt"
 check "top: -i, -n and -s" eval '[ $(grep -c "^allocinfo top - " "$T/out") = 3 ] && [ $(grep -c "__alloc_pages" "$T/out") = 3 ] && [ $(grep -c "slub.c" "$T/out") = 0 ]'
 # top keeps only the rows it shows (a bounded heap): the same rows, in the
