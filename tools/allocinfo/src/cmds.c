@@ -481,14 +481,19 @@ static void draw_top(const struct row *rows, size_t shown, size_t n, int tty,
 	fmt_size(tr, sizeof(tr), d2i64(trate), opt.raw);
 	outf("allocinfo top - %s  %zu sites  total %s  change %s/s%s  %s\n",
 	     when, n, t, tr, tty ? "  [b]ytes [c]alls [r]ate [q]uit" : "", src);
-	outf("%10s %10s %12s  %-36s %-28s %s\n", "BYTES", "CALLS", "RATE/s",
-	     "LOCATION", "FUNCTION", "MODULE");
+	outf("%10s %10s %12s  %-36s %-28s %-8s %s\n", "BYTES", "CALLS", "RATE/s",
+	     "LOCATION", "FUNCTION", "MODULE", "STATUS");
 	for (size_t i = 0; i < shown; i++) {
+		char c[32];
+		int gone = rows[i].status == 2;
+
 		fmt_size(b, sizeof(b), rows[i].bytes, opt.raw);
+		snprintf(c, sizeof(c), "%" PRIu64, rows[i].calls);
 		fmt_size(r, sizeof(r), d2i64(rows[i].rate), opt.raw);
-		outf("%10s %10" PRIu64 " %12s  %s %-28s %s\n", b, rows[i].calls, r,
-		       loc_str(rows[i].file, rows[i].line, 36), rows[i].func,
-		       modname(rows[i].module));
+		outf("%10s %10s %12s  %s %-28s %-8s %s\n", gone ? "-" : b,
+		     gone ? "-" : c, r, loc_str(rows[i].file, rows[i].line, 36),
+		     rows[i].func, modname(rows[i].module),
+		     rows[i].status == 1 ? "new" : gone ? "gone" : "");
 	}
 	if (!tty)
 		putchar('\n');
@@ -563,9 +568,22 @@ static void top_select(struct topsel *s, const struct allocinfo_list *l,
 		struct row r;
 
 		row_fill(&r, e);
-		if (allocinfo_entry_get_ptr(e) && dt > 0)
-			r.rate = ((double)r.bytes -
-				  (double)(int64_t)allocinfo_entry_get_u64(e)) / dt;
+		/*
+		 * A site is new when the previous sample did not have it (its
+		 * bytes came from nothing), gone when this one lacks it (its
+		 * bytes went to nothing); both belong in the rates and in the
+		 * total's change.  Gone sites are pruned at the next tick.
+		 */
+		if (allocinfo_entry_vanished(e)) {
+			r.status = 2;
+			r.bytes = 0;
+			r.calls = 0;
+		} else if (!allocinfo_entry_get_ptr(e) && dt > 0) {
+			r.status = 1;
+		}
+		if (dt > 0)
+			r.rate = ((double)r.bytes - (allocinfo_entry_get_ptr(e) ?
+				  (double)(int64_t)allocinfo_entry_get_u64(e) : 0)) / dt;
 		if (!row_match(&r))
 			continue;
 		s->matched++;
@@ -630,6 +648,8 @@ int cmd_top(int npos, char **pos)
 		 * read (u64) and that it was there (pointer); the rates are
 		 * computed from these, so no copy of the list is kept.
 		 */
+		/* the sites shown as gone at the last tick go now */
+		allocinfo_list_prune(l);
 		for (e = allocinfo_list_first(l); e; e = allocinfo_entry_next(e)) {
 			allocinfo_entry_set_u64(e, (uint64_t)allocinfo_entry_bytes(e));
 			allocinfo_entry_set_ptr(e, &seen_mark);
@@ -645,7 +665,6 @@ int cmd_top(int npos, char **pos)
 			rc = 0;
 		} else {
 			have = 1;
-			allocinfo_list_prune(l);
 			count = allocinfo_list_count(l);
 			last = t;
 			top_select(&sel, l, dt, top_limit(tty, count));

@@ -462,6 +462,28 @@ wait
 check "top: batches when not a terminal" eval '[ $rc = 0 ] && [ $(grep -c "^allocinfo top - " "$T/out") = 2 ]'
 # 1024 more bytes over the 1.5 s delay: 683 B/s; allow for a late wake-up
 check "top: rate per second" eval 'awk "/^allocinfo top/ { b++ } b == 2 && /mm\/slub.c:1234/ && \$2 == 3 && \$3 >= 400 && \$3 <= 690 { f = 1 } b == 2 && /page_alloc/ && \$3 != 0 { bad = 1 } END { exit !(f && !bad) }" "$T/out"'
+# a site that appears and one that vanishes in an interval are part of the
+# change: the new one's rate is its bytes over the interval, the gone one
+# is listed once with minus its bytes, and the header's change is the
+# total's change over the same interval (so their ratios do not depend on
+# the exact interval)
+{ cat "$F/v1.txt"; echo "     2411724       10 mm/going.c:1 func:going_away"; } >"$T/nv.txt"
+{ cat "$F/v1.txt"; echo "       65536        1 mm/coming.c:1 func:just_came"; } >"$T/nv2.txt"
+: >"$T/out"
+(
+	i=0
+	while ! grep -q "^allocinfo top" "$T/out" 2>/dev/null && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+	mv "$T/nv2.txt" "$T/nv.txt"
+) &
+"$A" top -d 1 -i 2 -a --bytes "$T/nv.txt" >"$T/out" 2>"$T/err"; rc=$?
+wait
+awk '/^allocinfo top/ { b++ } b == 2' "$T/out" >"$T/b2"
+check "top: a new site's rate is its bytes over the interval, marked new" eval '[ $rc = 0 ] && grep -Eq "^ *65536 +1 +[0-9.]+ .*just_came .*new$" "$T/b2"'
+check "top: a vanished site is listed once as gone, with minus its bytes" eval '[ $(grep -c going_away "$T/b2") = 1 ] && grep -Eq "^ *- +- +-[0-9.]+ .*going_away .*gone$" "$T/b2"'
+check "top: header change = total change over the interval (new and gone counted)" eval 'awk -v want="$(((65536 - 2411724) * 1000 / 65536))" "
+	/^allocinfo top/ { for (i = 1; i <= NF; i++) if (\$i == \"change\") c = \$(i + 1); sub(/\\/s\$/, \"\", c) }
+	/just_came/ { r = \$3 }
+	END { got = int(c * 1000 / r); exit !(r > 0 && got >= want - 15 && got <= want + 15) }" "$T/b2"'
 # a read that fails (the file gone for a moment, a kernel hiccup) is
 # reported and the next one is tried: top keeps running
 cp "$F/v1.txt" "$T/flaky.txt"
