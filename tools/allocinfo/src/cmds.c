@@ -225,6 +225,7 @@ int cmd_diff(int npos, char **pos)
 	size_t n = 0, shown;
 	int64_t tdelta = 0;
 	int rc, hs = 0;
+	struct namew w;
 
 	if (npos < 1 || npos > 2 || (npos == 2 && opt.input))
 		usage_error("diff takes OLD and optionally NEW (default: the live file)");
@@ -302,10 +303,14 @@ int cmd_diff(int npos, char **pos)
 	else if (opt.fmt == FMT_JSON)
 		printf("{\"count\":%zu,\"shown\":%zu,\"total_delta_bytes\":%" PRId64 ",\"rows\":[",
 		       n, shown, tdelta);
-	else
-		printf("%10s %10s %10s %8s%s  %-32s %-24s %-8s %s\n", "CHANGE", "OLD", "NEW",
-		       "CALLS+-", hs ? "   ALLOCS+    CHURN+  FAILED+" : "", "LOCATION",
-		       "FUNCTION", "MODULE", "STATUS");
+	else {
+		namew_init(&w);
+		for (size_t i = 0; i < shown; i++)
+			namew_add(&w, &rows[i]);
+		printf("%10s %10s %10s %8s%s  %-*s %-*s %-*s %s\n", "CHANGE", "OLD", "NEW",
+		       "CALLS+-", hs ? "   ALLOCS+    CHURN+  FAILED+" : "", w.loc, "LOCATION",
+		       w.func, "FUNCTION", w.mod, "MODULE", "STATUS");
+	}
 	for (size_t i = 0; i < shown; i++) {
 		struct row *r = &rows[i];
 		char d[32], o[32], nw[32];
@@ -361,8 +366,10 @@ int cmd_diff(int npos, char **pos)
 		} else if (hs) {
 			printf(" %9s %9s %8s", "-", "-", "-");
 		}
-		printf("  %s %-24s %-*s%s%s\n", loc_str(r->file, r->line, 32), r->func, r->status ? 8 : 0, modname(r->module),
-		       r->status ? " " : "", status_name(r->status));
+		fputs("  ", stdout);
+		put_loc(stdout, r->file, r->line, w.loc);
+		printf(" %-*s %-*s%s%s\n", w.func, r->func, r->status ? w.mod : 0,
+		       modname(r->module), r->status ? " " : "", status_name(r->status));
 	}
 	if (opt.fmt == FMT_JSON) {
 		puts("\n]}");
@@ -473,6 +480,7 @@ static void draw_top(const struct row *rows, size_t shown, size_t n, int tty,
 	char b[32], r[40], t[32], tr[40];
 	time_t now = time(NULL);
 	char when[32];
+	struct namew w;
 
 	strftime(when, sizeof(when), "%H:%M:%S", localtime(&now));
 	if (tty)
@@ -481,8 +489,11 @@ static void draw_top(const struct row *rows, size_t shown, size_t n, int tty,
 	fmt_size(tr, sizeof(tr), d2i64(trate), opt.raw);
 	outf("allocinfo top - %s  %zu sites  total %s  change %s/s%s  %s\n",
 	     when, n, t, tr, tty ? "  [b]ytes [c]alls [r]ate [q]uit" : "", src);
-	outf("%10s %10s %12s  %-36s %-28s %-8s %s\n", "BYTES", "CALLS", "RATE/s",
-	     "LOCATION", "FUNCTION", "MODULE", "STATUS");
+	namew_init(&w);
+	for (size_t i = 0; i < shown; i++)
+		namew_add(&w, &rows[i]);
+	outf("%10s %10s %12s  %-*s %-*s %-*s %s\n", "BYTES", "CALLS", "RATE/s",
+	     w.loc, "LOCATION", w.func, "FUNCTION", w.mod, "MODULE", "STATUS");
 	for (size_t i = 0; i < shown; i++) {
 		char c[32];
 		int gone = rows[i].status == 2;
@@ -490,9 +501,9 @@ static void draw_top(const struct row *rows, size_t shown, size_t n, int tty,
 		fmt_size(b, sizeof(b), rows[i].bytes, opt.raw);
 		snprintf(c, sizeof(c), "%" PRIu64, rows[i].calls);
 		fmt_size(r, sizeof(r), d2i64(rows[i].rate), opt.raw);
-		outf("%10s %10s %12s  %s %-28s %-8s %s\n", gone ? "-" : b,
-		     gone ? "-" : c, r, loc_str(rows[i].file, rows[i].line, 36),
-		     rows[i].func, modname(rows[i].module),
+		outf("%10s %10s %12s  %s %-*s %-*s %s\n", gone ? "-" : b,
+		     gone ? "-" : c, r, loc_str(rows[i].file, rows[i].line, w.loc),
+		     w.func, rows[i].func, w.mod, modname(rows[i].module),
 		     rows[i].status == 1 ? "new" : gone ? "gone" : "");
 	}
 	if (!tty)
@@ -786,6 +797,7 @@ int cmd_growth(int npos, char **pos)
 	long count = opt.count >= 0 ? opt.count : 5;
 	double delay = opt.delay >= 0 ? opt.delay : 1.0, t0 = now_sec();
 	size_t ng = 0, shown;
+	struct namew w;
 	/* one argument is a source to sample, like -f; several are snapshots */
 	int rc = 0, offline = npos > 1;
 	const char *input = npos == 1 ? pos[0] : opt.input;
@@ -868,8 +880,12 @@ int cmd_growth(int npos, char **pos)
 		shown = 20;
 	else if (opt.limit >= 0 && (size_t)opt.limit < ng)
 		shown = (size_t)opt.limit;
-	printf("%12s %5s %10s %10s %3s  %-36s %-28s %-8s %s\n", "SLOPE/s", "MONO", "FIRST",
-	       "LAST", "N", "LOCATION", "FUNCTION", "MODULE", "VERDICT");
+	namew_init(&w);
+	for (size_t i = 0; i < shown; i++)
+		namew_add(&w, &g[i].r);
+	printf("%12s %5s %10s %10s %3s  %-*s %-*s %-*s %s\n", "SLOPE/s", "MONO", "FIRST",
+	       "LAST", "N", w.loc, "LOCATION", w.func, "FUNCTION", w.mod, "MODULE",
+	       "VERDICT");
 	for (size_t i = 0; i < shown; i++) {
 		char s[40], f[32], la[32];
 
@@ -879,11 +895,11 @@ int cmd_growth(int npos, char **pos)
 			snprintf(s, sizeof(s), "%.1fB", g[i].slope);
 		else
 			fmt_size(s, sizeof(s), d2i64(g[i].slope), 0);
-		printf("%12s %5.2f %10s %10s %3zu  %s %-28s %-8s %s\n", s, g[i].mono,
+		printf("%12s %5.2f %10s %10s %3zu  %s %-*s %-*s %s\n", s, g[i].mono,
 		       fmt_size(f, sizeof(f), g[i].first, opt.raw),
 		       fmt_size(la, sizeof(la), g[i].last, opt.raw), g[i].n,
-		       loc_str(g[i].r.file, g[i].r.line, 36),
-		       g[i].r.func, modname(g[i].r.module),
+		       loc_str(g[i].r.file, g[i].r.line, w.loc),
+		       w.func, g[i].r.func, w.mod, modname(g[i].r.module),
 		       g[i].suspect ? "leak-suspect" : "growing");
 	}
 	printf("-- %zu growing call sites (%zu shown) over %ld samples\n", ng, shown, count);

@@ -783,6 +783,40 @@ static int width(const char *s, int w)
 	return n > w ? n : w;
 }
 
+static int loc_len(const char *file, unsigned long line)
+{
+	char b[24];
+
+	return (int)strlen(file) + snprintf(b, sizeof(b), ":%lu", line);
+}
+
+/*
+ * The name columns are as wide as their longest entry in the rows shown,
+ * so that a long path widens its column instead of pushing the columns
+ * after it out of line.
+ */
+void namew_init(struct namew *w)
+{
+	w->loc = 8;
+	w->func = 8;
+	w->mod = 6;
+}
+
+void namew_add(struct namew *w, const struct row *r)
+{
+	int n = loc_len(r->file, r->line);
+
+	w->loc = n > w->loc ? n : w->loc;
+	w->func = width(r->func, w->func);
+	w->mod = width(modname(r->module), w->mod);
+}
+
+/* "file:line" padded to width */
+void put_loc(FILE *f, const char *file, unsigned long line, int w)
+{
+	fprintf(f, "%s:%lu%*s", file, line, w - loc_len(file, line), "");
+}
+
 static void out_table(FILE *f, struct row *rows, size_t n, size_t shown,
 		      int64_t tbytes, uint64_t tcalls)
 {

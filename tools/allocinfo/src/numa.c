@@ -150,10 +150,13 @@ static void numa_table(FILE *f, const struct site *s, size_t n, size_t shown,
 {
 	char b[64], hdr[32];
 	int wb = 5, wc = 5;
+	struct namew nw;
 
+	namew_init(&nw);
 	for (size_t i = 0; i < shown; i++) {
 		int w;
 
+		namew_add(&nw, &s[i].r);
 		w = (int)strlen(fmt_size(b, sizeof(b), s[i].r.bytes, opt.raw));
 		wb = w > wb ? w : wb;
 		w = snprintf(b, sizeof(b), "%" PRIu64, s[i].r.calls);
@@ -164,7 +167,7 @@ static void numa_table(FILE *f, const struct site *s, size_t n, size_t shown,
 		snprintf(hdr, sizeof(hdr), "NODE%d", nid);
 		fprintf(f, " %*s", wb, hdr);
 	}
-	fprintf(f, "  LOCATION FUNCTION MODULE\n");
+	fprintf(f, "  %-*s %-*s %s\n", nw.loc, "LOCATION", nw.func, "FUNCTION", "MODULE");
 	for (size_t i = 0; i < shown; i++) {
 		const struct site *t = &s[i];
 
@@ -173,8 +176,9 @@ static void numa_table(FILE *f, const struct site *s, size_t n, size_t shown,
 		for (int nid = 0; nid < nodes; nid++)
 			fprintf(f, " %*s", wb,
 				fmt_size(b, sizeof(b), t->bytes[nid], opt.raw));
-		fprintf(f, "  %s:%lu %s %s\n", t->r.file, t->r.line, t->r.func,
-			modname(t->r.module));
+		fputs("  ", f);
+		put_loc(f, t->r.file, t->r.line, nw.loc);
+		fprintf(f, " %-*s %s\n", nw.func, t->r.func, modname(t->r.module));
 	}
 	fprintf(f, "-- %zu call site%s (%zu shown) on %d node%s\n", n,
 		n == 1 ? "" : "s", shown, nodes, nodes == 1 ? "" : "s");

@@ -165,6 +165,15 @@ size_t utf8_len(const char *s);
 void json_str(FILE *f, const char *s);
 void csv_str(FILE *f, const char *s);
 int parse_sort(const char *s);
+
+/* Widths of the name columns: location (file:line), function, module. */
+struct namew {
+	int loc, func, mod;
+};
+
+void namew_init(struct namew *w);
+void namew_add(struct namew *w, const struct row *r);
+void put_loc(FILE *f, const char *file, unsigned long line, int width);
 void warn_stats_sort(const struct row *rows, size_t n);
 
 int cmd_snapshot(int npos, char **pos);

@@ -566,6 +566,41 @@ check "growth: -c with snapshot files is a usage error" eval '[ $rc = 2 ] && err
 run growth -c 1 -f "$F/v1.txt"
 check "growth: needs two samples" eval '[ $rc = 2 ]'
 
+# ---- column alignment --------------------------------------------------
+# aligned FILE WORD...: in the header and in every line that holds one of
+# the WORDs (function names, then module names), the column starts at the
+# same offset: a long path or function name widens its column, it does not
+# push the ones after it out of line
+aligned() {
+	f=$1; shift
+	awk -v words="$*" '
+	BEGIN { n = split(words, w, " ") }
+	!h && /LOCATION/ { h = 1; fo = index($0, "FUNCTION"); mo = index($0, "MODULE"); next }
+	!h { next }
+	{ for (i = 1; i <= n; i++) if ((p = index($0, " " w[i] " ")) || (p = index($0, " " w[i]) + 0) && substr($0, p + 1 + length(w[i])) == "") {
+		p++
+		if (w[i] ~ /^mod/) { if (p != mo) bad = bad " " w[i] "@" p "!=" mo }
+		else if (p != fo) bad = bad " " w[i] "@" p "!=" fo
+		seen++
+	} }
+	END { if (bad != "" || seen < 2) { print "misaligned:" bad, "seen", seen > "/dev/stderr"; exit 1 } }' "$f"
+}
+long=drivers/very/long/path/of/an/out/of/tree/module/that/goes/on/and/on/source.c
+printf 'allocinfo - version: 2.0\n 100 1 a.c:1 [moda] func:fshort\n 2000 3 %s:123456 [modb] func:fb\n 30 1 b.c:2 [modc] func:a_function_name_longer_than_the_usual_column\n' "$long" >"$T/w1"
+printf 'allocinfo - version: 2.0\n 900 2 a.c:1 [moda] func:fshort\n 5000 4 %s:123456 [modb] func:fb\n 60 2 b.c:2 [modc] func:a_function_name_longer_than_the_usual_column\n' "$long" >"$T/w2"
+W="fshort fb a_function_name_longer_than_the_usual_column moda modb modc"
+run diff "$T/w1" "$T/w2"
+check "columns: diff keeps FUNCTION and MODULE aligned with long names" aligned "$T/out" $W
+run growth "$T/w1" "$T/w2"
+check "columns: growth keeps FUNCTION and MODULE aligned" aligned "$T/out" $W
+run top -i 1 "$T/w2"
+check "columns: top keeps FUNCTION and MODULE aligned" aligned "$T/out" $W
+sed 's/ func:\([a-z_]*\)$/ func:\1 node:0/' "$T/w2" >"$T/w3"
+run --numa "$T/w3"
+check "columns: --numa keeps FUNCTION and MODULE aligned" aligned "$T/out" $W
+run -a "$T/w2"
+check "columns: the table keeps FUNCTION and MODULE aligned" aligned "$T/out" $W
+
 # ---- lifetime counts (CONFIG_MEM_ALLOC_PROFILING_STATS) ------------------
 # kv FILE LOC KEY: a pair of the fixture's row at LOC, through awk
 kv() { awk -v loc="$2" -v k="$3" '$3 == loc { for (i = 4; i <= NF; i++) if (index($i, k ":") == 1) print substr($i, length(k) + 2) }' "$1"; }
