@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * allocinfo --numa: the per-NUMA-node breakdown of /proc/allocinfo_numa.
+ * numa.c - allocinfo --numa: the per-NUMA-node breakdown of
+ * /proc/allocinfo_numa
  *
  * That file is in the allocinfo 2.0 format with one row per call site
  * and node holding memory, the node given by a node:N pair; rows with
@@ -8,26 +9,26 @@
  * merged into one line with a column per node, then filtered, sorted
  * and limited like the default view (on the totals over the nodes).
  */
-#define _DEFAULT_SOURCE
+#define _POSIX_C_SOURCE 200809L
 #include <err.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "cmd.h"
 
 /* Node ids above this are taken as malformed input. */
 #define NUMA_MAX_NODES 4096
 
-struct site {
-	struct row r;
-	int64_t *bytes;		/* per node */
+/* what a merged site holds on each node (struct row's aux) */
+struct nodes {
+	int64_t *bytes;
 	uint64_t *calls;
 };
 
 /* The node of a row: its node:N pair; -1 (said why) if missing or bad. */
-static int numa_node_of(const struct allocinfo_entry *e, const char *name)
+static int node_of(const struct allocinfo_entry *e, const char *name)
 {
 	const char *v = allocinfo_entry_kv_find(e, "node");
 	char *end;
@@ -47,32 +48,22 @@ static int numa_node_of(const struct allocinfo_entry *e, const char *name)
 	return (int)n;
 }
 
-static int str_cmp(const char *a, const char *b)
+/* call-site identity, then node: brings the rows of a site together */
+static int cmp_ident(const struct row *a, const struct row *b,
+		     const struct opts *o)
 {
-	return strcmp(a ? a : "", b ? b : "");
-}
-
-/* Order of the call-site identity, to bring the rows of a site together. */
-static int cmp_ident(const void *pa, const void *pb)
-{
-	const struct row *a = pa, *b = pb;
 	int c;
 
-	if ((c = str_cmp(a->file, b->file)))
+	(void)o;
+	if ((c = strcmp(a->file, b->file)))
 		return c;
 	if (a->line != b->line)
 		return a->line < b->line ? -1 : 1;
-	if ((c = str_cmp(a->func, b->func)))
+	if ((c = strcmp(a->func, b->func)))
 		return c;
-	if ((c = str_cmp(a->module, b->module)))
+	if ((c = strcmp(modname(a->module), modname(b->module))))
 		return c;
 	return (a->sites > b->sites) - (a->sites < b->sites);
-}
-
-static int cmp_site(const void *pa, const void *pb)
-{
-	return rows_cmp(&((const struct site *)pa)->r,
-			&((const struct site *)pb)->r);
 }
 
 /*
@@ -96,7 +87,7 @@ static long numa_rows(const struct allocinfo_list *l, const char *name,
 		return -1;
 	}
 	for (e = allocinfo_list_first(l); e; e = allocinfo_entry_next(e)) {
-		int nid = numa_node_of(e, name);
+		int nid = node_of(e, name);
 
 		if (nid < 0) {
 			(*bad)++;
@@ -111,42 +102,54 @@ static long numa_rows(const struct allocinfo_list *l, const char *name,
 	return (long)n;
 }
 
-/* Merge the rows of each call site; returns the number of sites. */
-static size_t numa_merge(struct row *rows, size_t n, int nodes,
-			 struct site **out)
+/* Merge the rows of each call site in place; returns the number of sites. */
+static size_t numa_merge(struct row *rows, size_t n, int nodes)
 {
-	struct site *s = xcalloc(n, sizeof(*s));
 	size_t ns = 0;
 
-	if (n > 1)
-		qsort(rows, n, sizeof(*rows), cmp_ident);
+	rows_sort(rows, n, NULL, cmp_ident);
 	for (size_t i = 0; i < n; i++) {
-		struct row *r = &rows[i];
-		struct site *cur = ns ? &s[ns - 1] : NULL;
-		int nid = (int)r->sites;
+		struct row r = rows[i];
+		struct row *cur = ns ? &rows[ns - 1] : NULL;
+		struct nodes *nd;
+		int nid = (int)r.sites;
 
-		if (!cur || str_cmp(cur->r.file, r->file) ||
-		    cur->r.line != r->line || str_cmp(cur->r.func, r->func) ||
-		    str_cmp(cur->r.module, r->module)) {
-			cur = &s[ns++];
-			cur->r = *r;
-			cur->r.bytes = 0;
-			cur->r.calls = 0;
-			cur->r.occ = 0;
-			cur->bytes = xcalloc((size_t)nodes, sizeof(*cur->bytes));
-			cur->calls = xcalloc((size_t)nodes, sizeof(*cur->calls));
+		if (!cur || strcmp(cur->file, r.file) || cur->line != r.line ||
+		    strcmp(cur->func, r.func) ||
+		    strcmp(modname(cur->module), modname(r.module))) {
+			cur = &rows[ns++];
+			*cur = r;
+			cur->bytes = 0;
+			cur->calls = 0;
+			cur->occ = 0;
+			cur->sites = 1;
+			nd = cur->aux = xcalloc(1, sizeof(*nd));
+			nd->bytes = xcalloc((size_t)nodes, sizeof(*nd->bytes));
+			nd->calls = xcalloc((size_t)nodes, sizeof(*nd->calls));
 		}
-		cur->bytes[nid] = sat_add(cur->bytes[nid], r->bytes);
-		cur->calls[nid] = sat_addu(cur->calls[nid], r->calls);
-		cur->r.bytes = sat_add(cur->r.bytes, r->bytes);
-		cur->r.calls = sat_addu(cur->r.calls, r->calls);
+		nd = cur->aux;
+		nd->bytes[nid] = sat_add(nd->bytes[nid], r.bytes);
+		nd->calls[nid] = sat_addu(nd->calls[nid], r.calls);
+		cur->bytes = sat_add(cur->bytes, r.bytes);
+		cur->calls = sat_addu(cur->calls, r.calls);
 	}
-	*out = s;
 	return ns;
 }
 
-static void numa_table(FILE *f, const struct site *s, size_t n, size_t shown,
-		       int nodes)
+static void nodes_free(struct row *r)
+{
+	struct nodes *nd = r->aux;
+
+	if (nd) {
+		free(nd->bytes);
+		free(nd->calls);
+		free(nd);
+	}
+	r->aux = NULL;
+}
+
+static void numa_table(FILE *f, const struct row *s, size_t n, size_t shown,
+		       int nodes, const struct opts *o)
 {
 	char b[64], hdr[32];
 	int wb = 5, wc = 5;
@@ -156,10 +159,10 @@ static void numa_table(FILE *f, const struct site *s, size_t n, size_t shown,
 	for (size_t i = 0; i < shown; i++) {
 		int w;
 
-		namew_add(&nw, &s[i].r);
-		w = (int)strlen(fmt_size(b, sizeof(b), s[i].r.bytes, opt.raw));
+		namew_add(&nw, &s[i]);
+		w = (int)strlen(fmt_size(b, sizeof(b), s[i].bytes, o->raw));
 		wb = w > wb ? w : wb;
-		w = snprintf(b, sizeof(b), "%" PRIu64, s[i].r.calls);
+		w = snprintf(b, sizeof(b), "%" PRIu64, s[i].calls);
 		wc = w > wc ? w : wc;
 	}
 	fprintf(f, "%*s %*s", wb, "BYTES", wc, "CALLS");
@@ -169,126 +172,116 @@ static void numa_table(FILE *f, const struct site *s, size_t n, size_t shown,
 	}
 	fprintf(f, "  %-*s %-*s %s\n", nw.loc, "LOCATION", nw.func, "FUNCTION", "MODULE");
 	for (size_t i = 0; i < shown; i++) {
-		const struct site *t = &s[i];
+		const struct row *t = &s[i];
+		const struct nodes *nd = t->aux;
 
-		fprintf(f, "%*s", wb, fmt_size(b, sizeof(b), t->r.bytes, opt.raw));
-		fprintf(f, " %*" PRIu64, wc, t->r.calls);
+		fprintf(f, "%*s", wb, fmt_size(b, sizeof(b), t->bytes, o->raw));
+		fprintf(f, " %*" PRIu64, wc, t->calls);
 		for (int nid = 0; nid < nodes; nid++)
-			fprintf(f, " %*s", wb,
-				fmt_size(b, sizeof(b), t->bytes[nid], opt.raw));
+			fprintf(f, " %*s", wb, fmt_size(b, sizeof(b), nd->bytes[nid], o->raw));
 		fputs("  ", f);
-		put_loc(f, t->r.file, t->r.line, nw.loc);
-		fprintf(f, " %-*s %s\n", nw.func, t->r.func, modname(t->r.module));
+		put_loc(f, t->file, t->line, nw.loc);
+		fputc(' ', f);
+		put_padded(f, t->func, nw.func, 1);
+		fputc(' ', f);
+		put_text(f, modname(t->module));
+		fputc('\n', f);
 	}
 	fprintf(f, "-- %zu call site%s (%zu shown) on %d node%s\n", n,
 		n == 1 ? "" : "s", shown, nodes, nodes == 1 ? "" : "s");
 }
 
 /* One line per call site and node, zero rows included. */
-static void numa_csv(FILE *f, const struct site *s, size_t shown, int nodes)
+static void numa_csv(FILE *f, const struct row *s, size_t shown, int nodes)
 {
 	fputs("file,line,function,module,node,bytes,calls\n", f);
 	for (size_t i = 0; i < shown; i++) {
+		const struct nodes *nd = s[i].aux;
+
 		for (int nid = 0; nid < nodes; nid++) {
-			csv_str(f, s[i].r.file);
-			fprintf(f, ",%lu,", s[i].r.line);
-			csv_str(f, s[i].r.func);
+			put_csv_str(f, s[i].file);
+			fprintf(f, ",%lu,", s[i].line);
+			put_csv_str(f, s[i].func);
 			fputc(',', f);
-			csv_str(f, modname(s[i].r.module));
+			put_csv_str(f, modname(s[i].module));
 			fprintf(f, ",%d,%" PRId64 ",%" PRIu64 "\n", nid,
-				s[i].bytes[nid], s[i].calls[nid]);
+				nd->bytes[nid], nd->calls[nid]);
 		}
 	}
 }
 
-static char *numa_live_path(void)
-{
-	static char buf[4096];
-
-	snprintf(buf, sizeof(buf), "%s/allocinfo_numa", proc_root);
-	return buf;
-}
-
 /**
  * cmd_numa - the default view, broken down by NUMA node (--numa)
- * @src: the per-node file to read, NULL for the live one.
+ * @o: the options; o->input is the per-node file, NULL for the live one.
  */
-int cmd_numa(const char *src)
+int cmd_numa(const struct opts *o)
 {
+	const char *src = o->input;
 	struct allocinfo_list *l;
-	struct site *sites = NULL;
+	struct allocinfo_query *q;
 	struct row *rows = NULL;
 	size_t ns, kept = 0, shown, bad;
 	long nrows;
-	int nodes, rc;
+	int nodes, rc, any_stats = 0;
 
-	if (opt.group)
+	if (o->group)
 		usage_error("--numa cannot be combined with --group");
-	if (opt.fmt != FMT_TABLE && opt.fmt != FMT_CSV)
+	if (o->fmt != FMT_TABLE && o->fmt != FMT_CSV)
 		usage_error("--numa prints a table or --csv");
 	if (!src) {
-		src = numa_live_path();
+		src = live_path(o, "allocinfo_numa");
 		if (access(src, F_OK)) {
 			warnx("%s: not found: the kernel lacks NUMA support or "
 			      "profiling, or the machine has a single node", src);
 			return EX_RUNTIME;
 		}
 	}
-	l = allocinfo_list_new();
-	if (!l)
-		err(EX_RUNTIME, "allocinfo_list_new");
-	if ((rc = load(l, src, 1))) {
-		allocinfo_list_free(l);
-		return rc;
-	}
-	nrows = numa_rows(l, src_name(src), &rows, &nodes, &bad);
+	l = list_new();
+	q = query_new(o, 0);
+	allocinfo_list_set_query(l, q);
+	if ((rc = load(l, o, src, 1)))
+		goto out;
+	nrows = numa_rows(l, src_name(o, src), &rows, &nodes, &bad);
 	if (nrows < 0) {
 		warnx("%s: not a per-node file: no row has a node:N pair "
 		      "(--numa reads /proc/allocinfo_numa or a copy of it)",
-		      src_name(src));
-		allocinfo_list_free(l);
-		return EX_RUNTIME;
+		      src_name(o, src));
+		rc = EX_RUNTIME;
+		goto out;
 	}
 	if (bad) {
-		warnx("%s: %zu row%s without a valid node skipped%s", src_name(src),
-		      bad, bad == 1 ? "" : "s", opt.strict ? " (fatal with --strict)" : "");
-		if (opt.strict) {
-			free(rows);
-			allocinfo_list_free(l);
-			return EX_MALFORMED;
+		warnx("%s: %zu row%s without a valid node skipped%s", src_name(o, src),
+		      bad, bad == 1 ? "" : "s", o->strict ? " (fatal with --strict)" : "");
+		if (o->strict) {
+			rc = EX_MALFORMED;
+			goto out;
 		}
 	}
-	ns = numa_merge(rows, (size_t)nrows, nodes, &sites);
+	ns = numa_merge(rows, (size_t)nrows, nodes);
 	for (size_t i = 0; i < ns; i++) {
-		if (row_match(&sites[i].r))
-			sites[kept++] = sites[i];
-		else {
-			free(sites[i].bytes);
-			free(sites[i].calls);
-		}
+		any_stats |= rows[i].st.valid;
+		if (row_values_match(&rows[i], o))
+			rows[kept++] = rows[i];
+		else
+			nodes_free(&rows[i]);
 	}
-	for (size_t i = 0; i < kept; i++)
-		if (sites[i].r.st.valid)
-			break;
-		else if (i + 1 == kept)
-			warn_stats_sort(&sites[0].r, 1);
-	if (kept > 1)
-		qsort(sites, kept, sizeof(*sites), cmp_site);
-	shown = kept;
-	if (opt.limit == -2 && opt.fmt == FMT_TABLE && shown > 20)
-		shown = 20;
-	else if (opt.limit >= 0 && (size_t)opt.limit < shown)
-		shown = (size_t)opt.limit;
-	if (opt.fmt == FMT_CSV)
-		numa_csv(stdout, sites, shown, nodes);
+	if (sort_uses_stats(o) >= 0 && !any_stats)
+		warnx("warning: no call site has lifetime counts "
+		      "(CONFIG_MEM_ALLOC_PROFILING_STATS): --sort %s orders nothing, "
+		      "rows are in the order of the other keys, then file and line",
+		      key_name((enum key)sort_uses_stats(o)));
+	rows_sort(rows, kept, o, row_cmp);
+	shown = limit_of(o, o->fmt == FMT_TABLE);
+	shown = shown < kept ? shown : kept;
+	if (o->fmt == FMT_CSV)
+		numa_csv(stdout, rows, shown, nodes);
 	else
-		numa_table(stdout, sites, kept, shown, nodes);
-	for (size_t i = 0; i < kept; i++) {
-		free(sites[i].bytes);
-		free(sites[i].calls);
-	}
-	free(sites);
+		numa_table(stdout, rows, kept, shown, nodes, o);
+	for (size_t i = 0; i < kept; i++)
+		nodes_free(&rows[i]);
+out:
 	free(rows);
 	allocinfo_list_free(l);
-	return 0;
+	allocinfo_query_free(q);
+	return rc;
 }

@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cmd.h - what the files of the allocinfo command share
+ *
+ *   main.c      options and dispatch
+ *   source.c    opening sources (lists and scans), their error messages
+ *   select.c    rows: filters, sort order, top-N selection, groups
+ *   output.c    table, JSON, CSV and folded output, escaping, -o files
+ *   metrics.c   OpenMetrics text output
+ *   show.c      the default view
+ *   snapshot.c, diff.c, top.c, growth.c, numa.c   the other views
+ *   util.c      memory, numbers and sizes
+ *
+ * Options live in one struct opts that main() fills and every command
+ * receives as a parameter; nothing reads a global.
+ */
+#ifndef ALLOCINFO_CMD_H
+#define ALLOCINFO_CMD_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "allocinfo.h"
+
+/* Exit statuses (allocinfo(1), EXIT STATUS). */
+#define EX_OK_ 0
+#define EX_RUNTIME 1
+#define EX_USAGE_ 2
+#define EX_MALFORMED 3
+#define EX_FINDING 4	/* --fail-above, --max-bytes, growth's leak suspects */
+
+enum fmt { FMT_TABLE, FMT_JSON, FMT_CSV, FMT_OPENMETRICS, FMT_PROMETHEUS,
+	   FMT_FOLDED };
+enum key { K_BYTES, K_CALLS, K_AVG, K_FILE, K_LINE, K_FUNC, K_MODULE, K_RATE,
+	   K_CHANGE, K_ALLOCS, K_CHURN, K_FAILED, K_SLACK, K_NKEYS };
+enum group { G_NONE, G_MODULE, G_DIR, G_FILE, G_FUNC };
+enum cmd { C_SHOW, C_SNAPSHOT, C_DIFF, C_TOP, C_GROWTH };
+
+struct sortkey {
+	enum key key;
+	int desc;
+};
+
+/* --file, --func, --module and their --exclude- forms */
+struct pattern {
+	int field;		/* ALLOCINFO_FIELD_* */
+	unsigned flags;		/* ALLOCINFO_MATCH_EXCLUDE */
+	const char *re;
+};
+
+#define LIMIT_DEFAULT (-2L)	/* 20 rows in tables, all in machine formats */
+#define LIMIT_ALL (-1L)
+
+struct opts {
+	enum cmd cmd;
+	const char *input;
+	const char *proc_root;	/* /proc, or $ALLOCINFO_PROC_ROOT */
+	long limit;		/* LIMIT_DEFAULT, LIMIT_ALL or N */
+	int raw;
+	struct sortkey sort[16];
+	int nsort, sort_given;
+	struct pattern *pat;
+	int npat;
+	int64_t min_bytes;
+	uint64_t min_calls;
+	int min_bytes_set, min_calls_set, nonzero;
+	enum group group;
+	int group_depth;	/* dir:N; 0: the whole directory */
+	enum fmt fmt;
+	int fmt_given;
+	int strict;
+	const char *output;
+	double delay;		/* < 0: not given */
+	long iterations, count;	/* < 0: not given */
+	int unchanged, numa;
+	size_t max_input;
+	int64_t fail_above, max_bytes;
+	int fail_above_set, max_bytes_set;
+};
+
+/*
+ * Lifetime counts of a kernel built with CONFIG_MEM_ALLOC_PROFILING_STATS:
+ * the key:value pairs total_calls, total_bytes, failed and requested.
+ */
+struct stats {
+	int valid;		/* all four pairs present and well-formed */
+	uint64_t allocs;	/* total_calls */
+	uint64_t churn;		/* total_bytes */
+	uint64_t failed;
+	uint64_t requested;
+};
+
+/* Bytes lost to size-class rounding: allocated minus requested. */
+static inline uint64_t stats_slack(const struct stats *s)
+{
+	return s->churn > s->requested ? s->churn - s->requested : 0;
+}
+
+enum status { ST_SAME, ST_NEW, ST_GONE };
+
+/* One line of output: a call site or a group of them. */
+struct row {
+	const char *file, *func, *module;	/* module NULL: built-in */
+	unsigned long line;
+	unsigned occ;
+	size_t lineno;				/* row in the source: ties */
+	char *key;				/* group key (owned) */
+	int64_t bytes, old_bytes;
+	uint64_t calls, old_calls;
+	double rate;				/* top: bytes/s over the last interval */
+	int64_t change;				/* top: since the first sample */
+	size_t sites;
+	enum status status;
+	struct stats st, old_st;		/* lifetime counts, if any */
+	const struct allocinfo_entry *e;	/* the site; NULL for a group */
+	struct allocinfo_entry *own;		/* e, when a copy the row owns */
+	void *aux;				/* the view's own data */
+};
+
+/* ---- util.c ---------------------------------------------------------- */
+
+/* Sums of kernel counters saturate instead of overflowing. */
+static inline int64_t sat_add(int64_t a, int64_t b)
+{
+	if (b > 0 && a > INT64_MAX - b)
+		return INT64_MAX;
+	if (b < 0 && a < INT64_MIN - b)
+		return INT64_MIN;
+	return a + b;
+}
+
+static inline int64_t sat_sub(int64_t a, int64_t b)
+{
+	if (b < 0 && a > INT64_MAX + b)
+		return INT64_MAX;
+	if (b > 0 && a < INT64_MIN + b)
+		return INT64_MIN;
+	return a - b;
+}
+
+static inline uint64_t sat_addu(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static inline int64_t sat_abs(int64_t a)
+{
+	return a == INT64_MIN ? INT64_MAX : a < 0 ? -a : a;
+}
+
+/* bytes / calls without overflow; calls must not be 0 */
+static inline int64_t avg_bytes(int64_t b, uint64_t c)
+{
+	if (c > (uint64_t)INT64_MAX)
+		return (uint64_t)sat_abs(b) >= c ? (b < 0 ? -1 : 1) : 0;
+	return b / (int64_t)c;
+}
+
+/* the difference of two counts, as a signed number that saturates */
+static inline int64_t count_delta(uint64_t now, uint64_t old)
+{
+	if (now >= old)
+		return now - old > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)(now - old);
+	return old - now > (uint64_t)INT64_MAX ? INT64_MIN : -(int64_t)(old - now);
+}
+
+/* Growth of a lifetime count; 0 if the counter went backwards (reboot). */
+static inline uint64_t count_growth(uint64_t now, uint64_t old)
+{
+	return now > old ? now - old : 0;
+}
+
+int64_t d2i64(double d);
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t m);
+void *xrealloc(void *p, size_t n, size_t m);
+char *xstrdup(const char *s);
+const char *modname(const char *m);
+char *fmt_size(char *buf, size_t len, int64_t v, int raw);
+char *fmt_delta(char *buf, size_t len, int64_t v, int raw);
+char *fmt_rate(char *buf, size_t len, double v, int raw);
+char *read_small(const char *path);
+void usage_error(const char *fmt, ...);
+const char *strip_dot(const char *f);
+double now_sec(void);
+void sleep_sec(double s);
+
+/* ---- source.c -------------------------------------------------------- */
+
+int is_live(const struct opts *o, const char *path);
+const char *src_name(const struct opts *o, const char *path);
+const char *live_path(const struct opts *o, const char *name);
+char *boot_id_now(const struct opts *o);
+const char *one_source(const struct opts *o, int npos, char **pos);
+struct allocinfo_list *list_new(void);
+struct allocinfo_query *query_new(const struct opts *o, int values);
+int load(struct allocinfo_list *l, const struct opts *o, const char *path,
+	 int report);
+int scan_open(struct allocinfo_list *l, const struct opts *o, const char *path);
+int scan_close(struct allocinfo_list *l, const struct opts *o,
+	       const char *path, size_t bad_stats);
+int source_error(const struct allocinfo_list *l, const struct opts *o,
+		 const char *path, int rc);
+int stats_bad(const struct allocinfo_entry *e, const struct opts *o,
+	      const char *name, size_t *nbad);
+
+/* ---- select.c -------------------------------------------------------- */
+
+void stats_read(struct stats *s, const struct allocinfo_entry *e);
+void stats_add(struct stats *to, const struct stats *s);
+int stats_key(const char *key);
+void row_fill(struct row *r, const struct allocinfo_entry *e);
+void row_keep(struct row *r);
+void row_release(struct row *r);
+int row_values_match(const struct row *r, const struct opts *o);
+int row_cmp(const struct row *a, const struct row *b, const struct opts *o);
+void rows_sort(struct row *rows, size_t n, const struct opts *o,
+	       int (*cmp)(const struct row *, const struct row *,
+			  const struct opts *));
+void rows_number_dups(struct row *rows, size_t n);
+int row_cmp_ties(const struct row *a, const struct row *b);
+size_t group_key(const struct opts *o, const struct row *r, char **buf,
+		 size_t *cap);
+int sort_uses_stats(const struct opts *o);
+const char *key_name(enum key k);
+
+struct groups;
+
+/*
+ * Selection: rows are added one at a time; the selection keeps totals of
+ * all of them and only the k that sort first (all when k is SIZE_MAX), or
+ * with --group sums them into groups.  copy: rows point to a scan's
+ * scratch entry, so a row that is kept gets its own copy.
+ */
+struct sel {
+	const struct opts *o;
+	size_t k;
+	int copy;
+	struct row *rows;
+	size_t n, cap;
+	size_t matched;		/* rows added (groups after sel_finish) */
+	size_t sites;		/* call sites added */
+	int64_t total_bytes;
+	uint64_t total_calls;
+	double total_rate;
+	int64_t total_change;
+	int any_stats;
+	struct groups *g;
+	/* --max-bytes: rows above, and the largest of them */
+	size_t over;
+	struct row worst;
+};
+
+void sel_init(struct sel *s, const struct opts *o, size_t k, int copy);
+void sel_add(struct sel *s, const struct row *r);
+size_t sel_finish(struct sel *s);
+void sel_free(struct sel *s);
+size_t limit_of(const struct opts *o, int table);
+
+/* ---- output.c -------------------------------------------------------- */
+
+struct outfile {
+	FILE *f;
+	char *tmp;		/* temporary name, renamed to path on success */
+	const char *path;
+};
+
+/* What an output says about its source. */
+struct srcinfo {
+	const struct allocinfo_list *l;
+	size_t count;		/* rows (or groups) that passed the filters */
+	size_t shown;
+	int64_t total_bytes;
+	uint64_t total_calls;
+};
+
+FILE *out_open(struct outfile *of, const struct opts *o, int mode);
+size_t utf8_len(const char *s);
+int out_close(struct outfile *of, int ok);
+void put_json_str(FILE *f, const char *s);
+void put_csv_str(FILE *f, const char *s);
+void put_label_str(FILE *f, const char *s);
+void put_text(FILE *f, const char *s);
+int text_width(const char *s);
+void put_padded(FILE *f, const char *s, int width, int left);
+int loc_width(const char *file, unsigned long line);
+
+/* Widths of the name columns: location (file:line), function, module. */
+struct namew {
+	int loc, func, mod;
+};
+
+void namew_init(struct namew *w);
+void namew_add(struct namew *w, const struct row *r);
+void put_loc(FILE *f, const char *file, unsigned long line, int width);
+const char *group_name(const struct opts *o);
+const char *group_title(const struct opts *o);
+void put_kv_json(FILE *f, const struct allocinfo_entry *e);
+void output_rows(FILE *f, const struct row *rows, const struct srcinfo *si,
+		 const struct opts *o);
+
+/* ---- metrics.c ------------------------------------------------------- */
+
+void metrics_rows(FILE *f, const struct row *rows, size_t n,
+		  const struct opts *o);
+
+/* ---- the views ------------------------------------------------------- */
+
+int cmd_show(int npos, char **pos, struct opts *o);
+int cmd_snapshot(int npos, char **pos, struct opts *o);
+int cmd_diff(int npos, char **pos, struct opts *o);
+int cmd_top(int npos, char **pos, struct opts *o);
+int cmd_growth(int npos, char **pos, struct opts *o);
+int cmd_numa(const struct opts *o);
+
+#endif

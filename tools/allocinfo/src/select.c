@@ -1,0 +1,520 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * select.c - which rows a view shows, and in what order
+ *
+ * A view feeds its rows (call sites from a scan or a list) to a selection
+ * one at a time.  The selection keeps the totals of every row, and only
+ * the rows it will show: the k that sort first, in a heap whose root is the
+ * one that sorts last, so a row that sorts after it costs one comparison
+ * and a top-10 of 200,000 rows holds ten.  With --group it sums rows into
+ * groups instead, found through a hash table on the group's name; a
+ * group's name is built in a buffer that is reused, so only a new group
+ * allocates.  Rows from a scan point to a scratch entry that the next row
+ * overwrites: the selection copies the entries of the rows it keeps.
+ *
+ * The sort order is the options' sort keys, then file, line, function,
+ * module, occurrence and the row's place in the source, so that it is
+ * total and the same rows come out whether they are selected from a
+ * stream or sorted all at once.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <err.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+
+/* ---- rows ------------------------------------------------------------- */
+
+void row_fill(struct row *r, const struct allocinfo_entry *e)
+{
+	memset(r, 0, sizeof(*r));
+	r->file = allocinfo_entry_file(e);
+	r->func = allocinfo_entry_func(e);
+	r->module = allocinfo_entry_module(e);
+	r->line = allocinfo_entry_line(e);
+	r->occ = allocinfo_entry_occurrence(e);
+	r->lineno = allocinfo_entry_lineno(e);
+	r->bytes = allocinfo_entry_bytes(e);
+	r->calls = allocinfo_entry_calls(e);
+	r->sites = 1;
+	r->e = e;
+	stats_read(&r->st, e);
+}
+
+/* Give the row its own copy of its entry (one from a scan does not last). */
+void row_keep(struct row *r)
+{
+	if (!r->e || r->own)
+		return;
+	r->own = allocinfo_entry_dup(r->e);
+	if (!r->own)
+		err(EX_RUNTIME, "allocinfo_entry_dup");
+	r->e = r->own;
+	r->file = allocinfo_entry_file(r->own);
+	r->func = allocinfo_entry_func(r->own);
+	r->module = allocinfo_entry_module(r->own);
+}
+
+void row_release(struct row *r)
+{
+	allocinfo_entry_free(r->own);
+	free(r->key);
+	r->own = NULL;
+	r->key = NULL;
+}
+
+void stats_add(struct stats *to, const struct stats *s)
+{
+	if (!s->valid)
+		return;
+	to->valid = 1;
+	to->allocs = sat_addu(to->allocs, s->allocs);
+	to->churn = sat_addu(to->churn, s->churn);
+	to->failed = sat_addu(to->failed, s->failed);
+	to->requested = sat_addu(to->requested, s->requested);
+}
+
+/* --min-bytes, --min-calls and --nonzero, on the row's current counters */
+int row_values_match(const struct row *r, const struct opts *o)
+{
+	if (o->nonzero && r->bytes == 0)
+		return 0;
+	if (o->min_bytes_set && r->bytes < o->min_bytes)
+		return 0;
+	if (o->min_calls_set && r->calls < o->min_calls)
+		return 0;
+	return 1;
+}
+
+/* ---- order ------------------------------------------------------------ */
+
+static const char *field_of(const struct row *r, enum key k)
+{
+	switch (k) {
+	case K_FILE: return r->file ? r->file : "";
+	case K_FUNC: return r->func ? r->func : "";
+	default: return modname(r->module);
+	}
+}
+
+static double avg_of(const struct row *r)
+{
+	return r->calls ? (double)r->bytes / (double)r->calls : 0.0;
+}
+
+#define CMP(a, b) ((a) < (b) ? -1 : (a) > (b))
+
+static int cmp_key(const struct row *a, const struct row *b, enum key k)
+{
+	switch (k) {
+	case K_BYTES: return CMP(a->bytes, b->bytes);
+	case K_CALLS: return CMP(a->calls, b->calls);
+	case K_AVG: return CMP(avg_of(a), avg_of(b));
+	case K_RATE: return CMP(a->rate, b->rate);
+	case K_CHANGE: return CMP(a->change, b->change);
+	case K_LINE: return CMP(a->line, b->line);
+	case K_FILE:
+	case K_FUNC:
+	case K_MODULE: return strcmp(field_of(a, k), field_of(b, k));
+	case K_ALLOCS: return CMP(a->st.allocs, b->st.allocs);
+	case K_CHURN: return CMP(a->st.churn, b->st.churn);
+	case K_FAILED: return CMP(a->st.failed, b->st.failed);
+	case K_SLACK: return CMP(stats_slack(&a->st), stats_slack(&b->st));
+	case K_NKEYS: break;
+	}
+	return 0;
+}
+
+/* The tie-break after the sort keys: identity, then place in the source. */
+int row_cmp_ties(const struct row *a, const struct row *b)
+{
+	static const enum key tie[] = { K_FILE, K_LINE, K_FUNC, K_MODULE };
+	int c;
+
+	for (size_t i = 0; i < sizeof(tie) / sizeof(tie[0]); i++)
+		if ((c = cmp_key(a, b, tie[i])))
+			return c;
+	if ((c = CMP(a->occ, b->occ)))
+		return c;
+	return CMP(a->lineno, b->lineno);
+}
+
+int row_cmp(const struct row *a, const struct row *b, const struct opts *o)
+{
+	int c;
+
+	for (int i = 0; i < o->nsort; i++) {
+		c = cmp_key(a, b, o->sort[i].key);
+		if (c)
+			return o->sort[i].desc ? -c : c;
+	}
+	return row_cmp_ties(a, b);
+}
+
+typedef int (*row_cmp_fn)(const struct row *, const struct row *,
+			  const struct opts *);
+
+static void row_swap(struct row *a, struct row *b)
+{
+	struct row t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+/* heap whose root sorts last: the element to drop when a better one comes */
+static void sift_down(struct row *h, size_t n, size_t i, const struct opts *o,
+		      row_cmp_fn cmp)
+{
+	for (;;) {
+		size_t c = 2 * i + 1, m = i;
+
+		if (c < n && cmp(&h[c], &h[m], o) > 0)
+			m = c;
+		if (c + 1 < n && cmp(&h[c + 1], &h[m], o) > 0)
+			m = c + 1;
+		if (m == i)
+			return;
+		row_swap(&h[i], &h[m]);
+		i = m;
+	}
+}
+
+static void sift_up(struct row *h, size_t i, const struct opts *o,
+		    row_cmp_fn cmp)
+{
+	while (i) {
+		size_t p = (i - 1) / 2;
+
+		if (cmp(&h[i], &h[p], o) <= 0)
+			return;
+		row_swap(&h[i], &h[p]);
+		i = p;
+	}
+}
+
+/*
+ * Heapsort: in place, no allocation, and the comparison gets the options
+ * (qsort() has no argument for them).  The order is total, so stability
+ * does not matter.
+ */
+void rows_sort(struct row *rows, size_t n, const struct opts *o, row_cmp_fn cmp)
+{
+	if (n < 2)
+		return;
+	for (size_t i = n / 2; i-- > 0;)
+		sift_down(rows, n, i, o, cmp);
+	for (size_t end = n - 1; end > 0; end--) {
+		row_swap(&rows[0], &rows[end]);
+		sift_down(rows, end, 0, o, cmp);
+	}
+}
+
+/* identity, then the line in the source; occ is not compared */
+static int cmp_place(const struct row *a, const struct row *b,
+		     const struct opts *o)
+{
+	static const enum key id[] = { K_FILE, K_LINE, K_FUNC, K_MODULE };
+	int c;
+
+	(void)o;
+	for (size_t i = 0; i < sizeof(id) / sizeof(id[0]); i++)
+		if ((c = cmp_key(a, b, id[i])))
+			return c;
+	return CMP(a->lineno, b->lineno);
+}
+
+/*
+ * Rows of a scan have no occurrence number; among the rows shown, number
+ * those of the same location in the order of the source, which is what a
+ * list's read numbers them when every row is shown.
+ */
+void rows_number_dups(struct row *rows, size_t n)
+{
+	struct row *t;
+	size_t i, j;
+
+	if (n < 2)
+		return;
+	t = xcalloc(n, sizeof(*t));
+	for (i = 0; i < n; i++) {
+		t[i] = rows[i];
+		t[i].occ = (unsigned)i;		/* where it came from */
+	}
+	rows_sort(t, n, NULL, cmp_place);
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && !cmp_key(&t[j], &t[i], K_FILE) &&
+		     t[j].line == t[i].line &&
+		     !cmp_key(&t[j], &t[i], K_FUNC) && !cmp_key(&t[j], &t[i], K_MODULE); j++)
+			;
+		for (size_t k = i; k < j; k++)
+			rows[t[k].occ].occ = (unsigned)(k - i);
+	}
+	free(t);
+}
+
+const char *key_name(enum key k)
+{
+	static const char *const names[K_NKEYS] = {
+		[K_BYTES] = "bytes", [K_CALLS] = "calls", [K_AVG] = "avg",
+		[K_FILE] = "file", [K_LINE] = "line", [K_FUNC] = "func",
+		[K_MODULE] = "module", [K_RATE] = "rate", [K_CHANGE] = "change",
+		[K_ALLOCS] = "allocs", [K_CHURN] = "churn", [K_FAILED] = "failed",
+		[K_SLACK] = "slack",
+	};
+
+	return k < K_NKEYS ? names[k] : "?";
+}
+
+/* The first lifetime-count key of the sort, or -1. */
+int sort_uses_stats(const struct opts *o)
+{
+	for (int i = 0; i < o->nsort; i++) {
+		enum key k = o->sort[i].key;
+
+		if (k == K_ALLOCS || k == K_CHURN || k == K_FAILED || k == K_SLACK)
+			return (int)k;
+	}
+	return -1;
+}
+
+size_t limit_of(const struct opts *o, int table)
+{
+	if (o->limit == LIMIT_DEFAULT)
+		return table ? 20 : SIZE_MAX;
+	if (o->limit < 0)
+		return SIZE_MAX;
+	return (size_t)o->limit;
+}
+
+/* ---- groups ----------------------------------------------------------- */
+
+static void key_put(char **buf, size_t *cap, size_t at, const char *s, size_t n)
+{
+	if (at + n + 1 > *cap) {
+		*cap = (at + n + 1) * 2;
+		*buf = xrealloc(*buf, *cap, 1);
+	}
+	memcpy(*buf + at, s, n);
+	(*buf)[at + n] = '\0';
+}
+
+/*
+ * The name of the row's group, into *buf (grown as needed); returns its
+ * length.  dir:N keeps the first N directories; the root of an absolute
+ * path belongs to its first one (dir:1 of /home/u/a.c is /home).
+ */
+size_t group_key(const struct opts *o, const struct row *r, char **buf,
+		 size_t *cap)
+{
+	const char *f = strip_dot(r->file), *slash, *p;
+	size_t n;
+	int depth = 0;
+
+	switch (o->group) {
+	case G_MODULE:
+		f = modname(r->module);
+		break;
+	case G_FUNC:
+		f = r->func;
+		break;
+	case G_FILE:
+		break;
+	default:
+		slash = strrchr(f, '/');
+		if (!slash) {
+			f = ".";
+			break;
+		}
+		if (slash == f) {	/* a file in the root directory */
+			f = "/";
+			break;
+		}
+		n = (size_t)(slash - f);
+		if (o->group_depth > 0)
+			for (p = f + (*f == '/'); p < slash; p++)
+				if (*p == '/' && ++depth == o->group_depth) {
+					n = (size_t)(p - f);
+					break;
+				}
+		key_put(buf, cap, 0, f, n);
+		return n;
+	}
+	n = strlen(f);
+	key_put(buf, cap, 0, f, n);
+	return n;
+}
+
+struct groups {
+	size_t *slot;		/* index + 1 into the selection's rows; 0: free */
+	size_t nslot;
+	char *kbuf;
+	size_t kcap;
+};
+
+static uint64_t str_hash(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h ^ (h >> 29);
+}
+
+static void groups_grow(struct sel *s)
+{
+	struct groups *g = s->g;
+	size_t nn = g->nslot ? g->nslot * 2 : 64;
+	size_t *ns = xcalloc(nn, sizeof(*ns));
+
+	for (size_t i = 0; i < s->n; i++) {
+		size_t h = (size_t)str_hash(s->rows[i].key, strlen(s->rows[i].key)) & (nn - 1);
+
+		while (ns[h])
+			h = (h + 1) & (nn - 1);
+		ns[h] = i + 1;
+	}
+	free(g->slot);
+	g->slot = ns;
+	g->nslot = nn;
+}
+
+static void group_add(struct sel *s, const struct row *r)
+{
+	struct groups *g = s->g;
+	const struct opts *o = s->o;
+	size_t len = group_key(o, r, &g->kbuf, &g->kcap), h;
+	struct row *t;
+
+	if (2 * (s->n + 1) > g->nslot)
+		groups_grow(s);
+	h = (size_t)str_hash(g->kbuf, len) & (g->nslot - 1);
+	while (g->slot[h] && strcmp(s->rows[g->slot[h] - 1].key, g->kbuf))
+		h = (h + 1) & (g->nslot - 1);
+	if (!g->slot[h]) {
+		if (s->n == s->cap) {
+			s->cap = s->cap ? 2 * s->cap : 64;
+			s->rows = xrealloc(s->rows, s->cap, sizeof(*s->rows));
+		}
+		t = &s->rows[s->n];
+		*t = *r;
+		t->e = NULL;
+		t->own = NULL;
+		t->line = 0;
+		t->occ = 0;
+		t->key = xstrdup(g->kbuf);
+		t->file = o->group == G_FILE || o->group == G_DIR ? t->key : "";
+		t->func = o->group == G_FUNC ? t->key : "";
+		t->module = o->group == G_MODULE ? t->key : "";
+		g->slot[h] = ++s->n;
+		return;
+	}
+	t = &s->rows[g->slot[h] - 1];
+	t->bytes = sat_add(t->bytes, r->bytes);
+	t->old_bytes = sat_add(t->old_bytes, r->old_bytes);
+	t->calls = sat_addu(t->calls, r->calls);
+	t->old_calls = sat_addu(t->old_calls, r->old_calls);
+	t->rate += r->rate;
+	t->change = sat_add(t->change, r->change);
+	t->sites += r->sites;
+	t->lineno = t->lineno < r->lineno ? t->lineno : r->lineno;
+	if (t->status != r->status)
+		t->status = ST_SAME;	/* new (gone) only if all its sites are */
+	stats_add(&t->st, &r->st);
+	stats_add(&t->old_st, &r->old_st);
+}
+
+/* ---- selection -------------------------------------------------------- */
+
+void sel_init(struct sel *s, const struct opts *o, size_t k, int copy)
+{
+	memset(s, 0, sizeof(*s));
+	s->o = o;
+	s->k = k;
+	s->copy = copy;
+	if (o->group)
+		s->g = xcalloc(1, sizeof(*s->g));
+}
+
+static void check_max(struct sel *s, const struct row *r)
+{
+	if (!s->o->max_bytes_set || r->bytes <= s->o->max_bytes)
+		return;
+	if (!s->over++ || r->bytes > s->worst.bytes) {
+		row_release(&s->worst);
+		s->worst = *r;
+		s->worst.key = r->key ? xstrdup(r->key) : NULL;
+		s->worst.own = NULL;
+		if (s->worst.e)
+			row_keep(&s->worst);
+	}
+}
+
+void sel_add(struct sel *s, const struct row *r)
+{
+	s->matched++;
+	s->sites += r->sites;
+	s->total_bytes = sat_add(s->total_bytes, r->bytes);
+	s->total_calls = sat_addu(s->total_calls, r->calls);
+	s->total_rate += r->rate;
+	s->total_change = sat_add(s->total_change, r->change);
+	s->any_stats |= r->st.valid;
+	if (s->g) {
+		group_add(s, r);
+		return;
+	}
+	check_max(s, r);
+	if (!s->k)
+		return;
+	if (s->k == SIZE_MAX || s->n < s->k) {
+		if (s->n == s->cap) {
+			s->cap = s->cap ? 2 * s->cap : (s->k < 64 ? s->k : 64);
+			s->rows = xrealloc(s->rows, s->cap, sizeof(*s->rows));
+		}
+		s->rows[s->n] = *r;
+		if (s->copy)
+			row_keep(&s->rows[s->n]);
+		if (s->k != SIZE_MAX)
+			sift_up(s->rows, s->n, s->o, row_cmp);
+		s->n++;
+	} else if (row_cmp(r, &s->rows[0], s->o) < 0) {
+		row_release(&s->rows[0]);
+		s->rows[0] = *r;
+		if (s->copy)
+			row_keep(&s->rows[0]);
+		sift_down(s->rows, s->n, 0, s->o, row_cmp);
+	}
+}
+
+/* Sort what was kept; returns the number of rows (groups) to show. */
+size_t sel_finish(struct sel *s)
+{
+	if (s->g) {
+		s->matched = s->n;
+		for (size_t i = 0; i < s->n; i++)
+			check_max(s, &s->rows[i]);
+		rows_sort(s->rows, s->n, s->o, row_cmp);
+		while (s->n > s->k)
+			row_release(&s->rows[--s->n]);
+		return s->n;
+	}
+	rows_sort(s->rows, s->n, s->o, row_cmp);
+	return s->n;
+}
+
+void sel_free(struct sel *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		row_release(&s->rows[i]);
+	free(s->rows);
+	row_release(&s->worst);
+	if (s->g) {
+		free(s->g->slot);
+		free(s->g->kbuf);
+		free(s->g);
+	}
+	memset(s, 0, sizeof(*s));
+}

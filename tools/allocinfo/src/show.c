@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * show.c - the default view: the call sites that hold the most memory
+ *
+ * The source is scanned, not loaded: each row passes the library's query
+ * (the filters) as it is parsed and goes to the selection, which keeps
+ * only the rows shown (or the groups).  A top-10 of any file holds ten
+ * rows and one chunk of text.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <err.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+
+static void warn_stats_sort(const struct sel *s, const struct opts *o)
+{
+	int k = sort_uses_stats(o);
+
+	if (k >= 0 && !s->any_stats)
+		warnx("warning: no call site has lifetime counts "
+		      "(CONFIG_MEM_ALLOC_PROFILING_STATS): --sort %s orders nothing, "
+		      "rows are in the order of the other keys, then file and line",
+		      key_name((enum key)k));
+}
+
+int cmd_show(int npos, char **pos, struct opts *o)
+{
+	struct allocinfo_list *l;
+	struct allocinfo_query *q;
+	const struct allocinfo_entry *e;
+	const char *name;
+	struct outfile of;
+	struct srcinfo si;
+	struct sel s;
+	size_t bad = 0;
+	int rc;
+
+	if (npos > 1)
+		usage_error("too many arguments");
+	if (npos == 1) {
+		if (o->input)
+			usage_error("give the input either with -f or as an argument");
+		o->input = pos[0];
+	}
+	if (o->output || o->delay >= 0 || o->iterations >= 0 || o->count >= 0 || o->unchanged)
+		usage_error("-o, -d, -i, -c and --unchanged belong to subcommands");
+	if (o->numa)
+		return cmd_numa(o);
+	name = src_name(o, o->input);
+	l = list_new();
+	q = query_new(o, 1);
+	allocinfo_list_set_query(l, q);
+	if ((rc = scan_open(l, o, o->input)))
+		goto out;
+	sel_init(&s, o, limit_of(o, o->fmt == FMT_TABLE), 1);
+	while ((e = allocinfo_list_scan_next(l))) {
+		struct row r;
+
+		row_fill(&r, e);
+		if (stats_bad(e, o, name, &bad))
+			r.st.valid = 0;
+		sel_add(&s, &r);
+	}
+	if ((rc = scan_close(l, o, o->input, bad))) {
+		sel_free(&s);
+		goto out;
+	}
+	warn_stats_sort(&s, o);
+	si.l = l;
+	si.shown = sel_finish(&s);
+	si.count = s.matched;
+	si.total_bytes = s.total_bytes;
+	si.total_calls = s.total_calls;
+	if (!o->group)
+		rows_number_dups(s.rows, si.shown);
+	out_open(&of, o, 0644);
+	output_rows(of.f, s.rows, &si, o);
+	rc = out_close(&of, 1);
+	sel_free(&s);
+out:
+	allocinfo_list_free(l);
+	allocinfo_query_free(q);
+	return rc;
+}

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0
+/* util.c - memory, numbers and sizes for the allocinfo command */
+#define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
+#include <err.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmd.h"
+
+/* double to int64_t, rounded and clamped (a plain cast out of range is UB) */
+int64_t d2i64(double d)
+{
+	if (!(d == d))
+		return 0;
+	if (d >= 9223372036854775807.0)
+		return INT64_MAX;
+	if (d <= -9223372036854775808.0)
+		return INT64_MIN;
+	return (int64_t)(d < 0 ? d - 0.5 : d + 0.5);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		err(EX_RUNTIME, "malloc");
+	return p;
+}
+
+void *xcalloc(size_t n, size_t m)
+{
+	void *p = calloc(n ? n : 1, m ? m : 1);
+
+	if (!p)
+		err(EX_RUNTIME, "calloc");
+	return p;
+}
+
+void *xrealloc(void *p, size_t n, size_t m)
+{
+	if (m && n > SIZE_MAX / m)
+		errx(EX_RUNTIME, "realloc: %zu x %zu bytes", n, m);
+	p = realloc(p, n && m ? n * m : 1);
+	if (!p)
+		err(EX_RUNTIME, "realloc");
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (!p)
+		err(EX_RUNTIME, "strdup");
+	return p;
+}
+
+const char *modname(const char *m)
+{
+	return m ? m : "vmlinux";
+}
+
+void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarnx(fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "Try 'allocinfo --help' for more information.\n");
+	exit(EX_USAGE_);
+}
+
+/* 1.5KiB, -3.0MiB; raw: the number of bytes */
+char *fmt_size(char *buf, size_t len, int64_t v, int raw)
+{
+	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	double d;
+	int u = -1;
+
+	if (raw || a < 1024) {
+		snprintf(buf, len, raw ? "%" PRId64 : "%" PRId64 "B", v);
+		return buf;
+	}
+	d = (double)a;
+	while (d >= 1024 && u < 5) {
+		d /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%s%.1f%s", v < 0 ? "-" : "", d, unit[u]);
+	return buf;
+}
+
+/* a size with its sign: +1.0KiB, -8B, 0B */
+char *fmt_delta(char *buf, size_t len, int64_t v, int raw)
+{
+	if (v <= 0 || len < 2)
+		return fmt_size(buf, len, v, raw);
+	buf[0] = '+';
+	fmt_size(buf + 1, len - 1, v, raw);
+	return buf;
+}
+
+/* bytes per second: fractions below 1 KiB/s are kept */
+char *fmt_rate(char *buf, size_t len, double v, int raw)
+{
+	if (raw)
+		snprintf(buf, len, "%.1f", v);
+	else if (v > -1024 && v < 1024)
+		snprintf(buf, len, "%.1fB", v);
+	else
+		fmt_size(buf, len, d2i64(v), 0);
+	return buf;
+}
+
+/* Read a small text file, without the trailing newline; NULL if unreadable. */
+char *read_small(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char buf[256];
+	size_t n;
+
+	if (!f)
+		return NULL;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	while (n && isspace((unsigned char)buf[n - 1]))
+		buf[--n] = '\0';
+	return xstrdup(buf);
+}
+
+const char *strip_dot(const char *f)
+{
+	while (f[0] == '.' && f[1] == '/')
+		f += 2;
+	return f;
+}
+
+double now_sec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* sleep, cut short by a signal (top and growth then look at their stop flag) */
+void sleep_sec(double s)
+{
+	struct timespec ts;
+
+	if (s <= 0)
+		return;
+	ts.tv_sec = (time_t)s;
+	ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
+	nanosleep(&ts, NULL);
+}
