@@ -6,7 +6,7 @@
  *   source.c    opening sources (lists and scans), their error messages
  *   select.c    rows: filters, sort order, top-N selection, groups
  *   output.c    table, JSON, CSV and folded output, escaping, -o files
- *   metrics.c   OpenMetrics text output
+ *   metrics.c   OpenMetrics and Prometheus text output
  *   show.c      the default view
  *   snapshot.c, diff.c, top.c, growth.c, numa.c   the other views
  *   util.c      memory, numbers and sizes
@@ -301,7 +301,15 @@ void output_rows(FILE *f, const struct row *rows, const struct srcinfo *si,
 
 /* ---- metrics.c ------------------------------------------------------- */
 
+/* what a call site of --numa holds on each node (its row's aux) */
+struct nodes {
+	int64_t *bytes;
+	uint64_t *calls;
+};
+
 void metrics_rows(FILE *f, const struct row *rows, size_t n,
+		  const struct opts *o);
+void metrics_numa(FILE *f, const struct row *rows, size_t n, int nodes,
 		  const struct opts *o);
 
 /* ---- the views ------------------------------------------------------- */

@@ -54,14 +54,18 @@ static void usage(FILE *f)
 	      "  -g, --group WHAT        sum by module, dir[:N], file or func\n"
 	      "Output:\n"
 	      "  -b, --bytes             raw byte counts instead of IEC units\n"
-	      "      --json, --csv, --openmetrics, --folded, --format FMT\n"
+	      "      --json, --csv, --folded, --format FMT\n"
+	      "      --openmetrics       OpenMetrics text (ends with # EOF)\n"
+	      "      --prometheus        Prometheus text format 0.0.4 (promtool,\n"
+	      "                          node_exporter's textfile collector)\n"
 	      "  -o, --output FILE       snapshot: write to FILE (default stdout)\n"
 	      "  -d, --delay SECONDS     top, growth: seconds between samples\n"
 	      "  -i, --iterations N      top: stop after N refreshes\n"
 	      "  -c, --count N           growth: number of samples (default 5)\n"
 	      "      --unchanged         diff: also list unchanged call sites\n"
 	      "      --numa              bytes per NUMA node, from /proc/allocinfo_numa\n"
-	      "                          (or FILE, a saved copy of it); table or --csv\n"
+	      "                          (or FILE, a saved copy of it); table, --csv,\n"
+	      "                          --openmetrics or --prometheus\n"
 	      "  -h, --help              show this help\n"
 	      "  -V, --version           show the version\n"
 	      "\n"
@@ -72,7 +76,7 @@ static void usage(FILE *f)
 enum {
 	O_STRICT = 256, O_MODULE, O_XMODULE, O_FILE, O_XFILE, O_FUNC, O_XFUNC,
 	O_MINB, O_MINC, O_NONZERO, O_JSON, O_CSV, O_OM, O_FOLDED, O_FORMAT,
-	O_UNCHANGED, O_NUMA, O_MAXIN,
+	O_UNCHANGED, O_NUMA, O_MAXIN, O_PROM,
 };
 
 static const struct option longopts[] = {
@@ -95,6 +99,7 @@ static const struct option longopts[] = {
 	{ "json", no_argument, NULL, O_JSON },
 	{ "csv", no_argument, NULL, O_CSV },
 	{ "openmetrics", no_argument, NULL, O_OM },
+	{ "prometheus", no_argument, NULL, O_PROM },
 	{ "folded", no_argument, NULL, O_FOLDED },
 	{ "format", required_argument, NULL, O_FORMAT },
 	{ "output", required_argument, NULL, 'o' },
@@ -201,7 +206,8 @@ static void set_format(struct opts *o, const char *s)
 {
 	static const struct { const char *name; enum fmt fmt; } f[] = {
 		{ "table", FMT_TABLE }, { "json", FMT_JSON }, { "csv", FMT_CSV },
-		{ "openmetrics", FMT_OPENMETRICS }, { "folded", FMT_FOLDED },
+		{ "openmetrics", FMT_OPENMETRICS }, { "prometheus", FMT_PROMETHEUS },
+		{ "folded", FMT_FOLDED },
 	};
 
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
@@ -210,7 +216,8 @@ static void set_format(struct opts *o, const char *s)
 			o->fmt_given = 1;
 			return;
 		}
-	usage_error("unknown format '%s' (table, json, csv, openmetrics, folded)", s);
+	usage_error("unknown format '%s' (table, json, csv, openmetrics, prometheus, "
+		    "folded)", s);
 }
 
 static void set_group(struct opts *o, const char *s)
@@ -278,6 +285,7 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 		case O_JSON: o->fmt = FMT_JSON; o->fmt_given = 1; break;
 		case O_CSV: o->fmt = FMT_CSV; o->fmt_given = 1; break;
 		case O_OM: o->fmt = FMT_OPENMETRICS; o->fmt_given = 1; break;
+		case O_PROM: o->fmt = FMT_PROMETHEUS; o->fmt_given = 1; break;
 		case O_FOLDED: o->fmt = FMT_FOLDED; o->fmt_given = 1; break;
 		case O_FORMAT: set_format(o, optarg); break;
 		case 'o': o->output = optarg; break;

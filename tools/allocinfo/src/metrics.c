@@ -1,21 +1,59 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * metrics.c - OpenMetrics text output
+ * metrics.c - OpenMetrics and Prometheus text output
  *
- * Gauges allocinfo_bytes and allocinfo_calls with the labels of the call
- * site (file, line, func, module, and occurrence for the second and later
- * rows of one location) or of the group; then the 2.x key:value pairs.
+ * The same series in both flavours, so that a dashboard does not care
+ * which one fed it:
+ *
+ *   allocinfo_bytes{site} and allocinfo_calls{site}    gauges
+ *   allocinfo_kv{site,key="K"} V                       a pair whose value is a number
+ *   allocinfo_kv_text_info{site,key="K",value="V"} 1   any other pair
+ *   allocinfo_node_bytes{site,node="N"}, allocinfo_node_calls   (--numa)
+ *
+ * where {site} is file, line, func, module (and occurrence for the second
+ * and later rows of one location), or the group's name with --group.
+ * Keys are label values, not parts of metric names: the kernel's keys are
+ * not ours to name, and a key such as lat_ms, fooBar or x_total in a
+ * metric name fails promtool's checks (units, snake_case, suffixes) while
+ * any UTF-8 is a valid label value.  A row contributes the first pair of
+ * a key it repeats, as in JSON and allocinfo_entry_kv_find().
+ *
+ * The flavours differ only where their parsers do: OpenMetrics has UNIT
+ * lines, the info type (family allocinfo_kv_text, samples _info) and a
+ * final "# EOF"; the Prometheus text format 0.0.4, which promtool and
+ * node_exporter's textfile collector parse, knows neither, so there the
+ * text pairs are a gauge named allocinfo_kv_text_info with the same
+ * samples, and HELP escapes only backslash and newline.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <err.h>
+#include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
 
+/* TYPE, UNIT and HELP of a family, in the order each flavour wants */
+static void family(FILE *f, const struct opts *o, const char *name,
+		   const char *type, const char *unit, const char *help)
+{
+	if (o->fmt == FMT_OPENMETRICS) {
+		fprintf(f, "# TYPE %s %s\n", name, type);
+		if (unit)
+			fprintf(f, "# UNIT %s %s\n", name, unit);
+		fprintf(f, "# HELP %s %s\n", name, help);
+	} else {
+		/* the text format has no info type: the samples' own name, a gauge */
+		if (!strcmp(type, "info"))
+			fprintf(f, "# HELP %s_info %s\n# TYPE %s_info gauge\n", name, help, name);
+		else
+			fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+	}
+}
+
 /* the row's labels, without the closing brace */
-static void om_labels_open(FILE *f, const struct row *r, const struct opts *o)
+static void labels_open(FILE *f, const struct row *r, const struct opts *o)
 {
 	if (o->group) {
 		fprintf(f, "{%s=", group_name(o));
@@ -32,30 +70,16 @@ static void om_labels_open(FILE *f, const struct row *r, const struct opts *o)
 		fprintf(f, ",occurrence=\"%u\"", r->occ);
 }
 
-static void om_labels(FILE *f, const struct row *r, const struct opts *o)
-{
-	om_labels_open(f, r, o);
-	fputc('}', f);
-}
-
 /*
- * 2.x key:value pairs in OpenMetrics.  A key's family name is "allocinfo_kv_"
- * and the key with every byte outside [a-zA-Z0-9_] turned into '_'; keys
- * that sanitise alike share one family.  A family is numeric when each of
- * its values in the rows shown is a decimal number: it becomes a gauge with
- * the site's labels.  Otherwise its values become labels "kv_<key>" on the
- * info metric allocinfo_site_info (value 1) of the rows that have them.
- * Within a row, only the first pair of a family counts.
+ * A value both parsers take as a number, printed as the kernel printed
+ * it: optional sign, digits, optional fraction and exponent, finite as a
+ * double (1e400 is refused by promtool).
  */
-struct kvfam {
-	char *name;		/* sanitised key */
-	const char *key;	/* first key seen, for HELP */
-	int numeric;
-};
-
-static int om_number(const char *v)
+static int is_number(const char *v)
 {
 	const char *p = v;
+	char *end;
+	double d;
 
 	if (*p == '-' || *p == '+')
 		p++;
@@ -79,164 +103,110 @@ static int om_number(const char *v)
 		while (*p >= '0' && *p <= '9')
 			p++;
 	}
-	return *p == '\0';
+	if (*p)
+		return 0;
+	errno = 0;
+	d = strtod(v, &end);
+	return !errno && isfinite(d);
 }
 
-static int om_namechar(char c)
+/* is pair i's key the key of an earlier pair of the entry? */
+static int repeated(const struct allocinfo_entry *e, size_t i, const char *k)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9') || c == '_';
-}
+	const char *k2, *v;
 
-/* does key sanitise to name? */
-static int om_key_is(const char *key, const char *name)
-{
-	for (; *key && *name; key++, name++)
-		if ((om_namechar(*key) ? *key : '_') != *name)
-			return 0;
-	return !*key && !*name;
-}
-
-/* the value of the first pair of family name in the row, or NULL */
-static const char *om_kv_value(const struct row *r, const char *name)
-{
-	const char *k, *v;
-
-	for (size_t i = 0; r->e && i < allocinfo_entry_kv_count(r->e); i++) {
-		allocinfo_entry_kv_get(r->e, i, &k, &v);
-		if (om_key_is(k, name))
-			return v;
+	for (size_t j = 0; j < i; j++) {
+		allocinfo_entry_kv_get(e, j, &k2, &v);
+		if (!strcmp(k, k2))
+			return 1;
 	}
-	return NULL;
+	return 0;
 }
 
-static struct kvfam *om_families(const struct row *rows, size_t shown, size_t *nfam)
+/* The pairs of the rows shown: numeric ones (text 0) or the others (1). */
+static void kv_samples(FILE *f, const struct row *rows, size_t n, int text,
+		       const struct opts *o)
 {
-	struct kvfam *fam = NULL;
-	size_t n = 0;
+	const char *name = text ? "allocinfo_kv_text_info" : "allocinfo_kv";
 	const char *k, *v;
+	int any = 0;
 
-	for (size_t i = 0; i < shown; i++) {
+	for (size_t i = 0; i < n; i++) {
 		const struct allocinfo_entry *e = rows[i].e;
 
 		for (size_t j = 0; e && j < allocinfo_entry_kv_count(e); j++) {
-			size_t f;
-
 			allocinfo_entry_kv_get(e, j, &k, &v);
-			for (f = 0; f < n && !om_key_is(k, fam[f].name); f++)
-				;
-			if (f == n) {
-				fam = realloc(fam, (n + 1) * sizeof(*fam));
-				if (!fam)
-					err(EX_RUNTIME, "realloc");
-				fam[n].name = xstrdup(k);
-				for (char *c = fam[n].name; *c; c++)
-					if (!om_namechar(*c))
-						*c = '_';
-				fam[n].key = k;
-				fam[n].numeric = 1;
-				n++;
-			}
-			/* only the row's first pair of the family is exported */
-			if (om_kv_value(&rows[i], fam[f].name) == v && !om_number(v))
-				fam[f].numeric = 0;
-		}
-	}
-	*nfam = n;
-	return fam;
-}
-
-/* HELP text: backslash, double quote and newline escaped, UTF-8 kept valid */
-static void om_help(FILE *f, const char *s)
-{
-	while (*s) {
-		unsigned char c = (unsigned char)*s;
-		size_t n = utf8_len(s);
-
-		if (c == '\\' || c == '"')
-			fputc('\\', f);
-		if (c == '\n')
-			fputs("\\n", f);
-		else if (!n || c < 0x20 || c == 0x7f)
-			fprintf(f, "\\\\x%02x", c);
-		else
-			fwrite(s, 1, n, f);
-		s += n ? n : 1;
-	}
-}
-
-static void om_kv(FILE *f, const struct row *rows, size_t shown, const struct opts *o)
-{
-	size_t nfam, ninfo = 0;
-	struct kvfam *fam = om_families(rows, shown, &nfam);
-
-	for (size_t j = 0; j < nfam; j++) {
-		if (!fam[j].numeric) {
-			ninfo++;
-			continue;
-		}
-		fprintf(f, "# TYPE allocinfo_kv_%s gauge\n# HELP allocinfo_kv_%s "
-			"Value of the key:value pair '", fam[j].name, fam[j].name);
-		om_help(f, fam[j].key);
-		fputs("' of the call site.\n", f);
-		for (size_t i = 0; i < shown; i++) {
-			const char *v = om_kv_value(&rows[i], fam[j].name);
-
-			if (!v)
+			if (is_number(v) == text || repeated(e, j, k))
 				continue;
-			fprintf(f, "allocinfo_kv_%s", fam[j].name);
-			om_labels(f, &rows[i], o);
-			fprintf(f, " %s\n", v);
-		}
-	}
-	if (ninfo) {
-		fputs("# TYPE allocinfo_site info\n"
-		      "# HELP allocinfo_site Non-numeric key:value pairs of the call site, as kv_<key> labels.\n", f);
-		for (size_t i = 0; i < shown; i++) {
-			int any = 0;
-
-			for (size_t j = 0; j < nfam; j++) {
-				const char *v;
-
-				if (fam[j].numeric || !(v = om_kv_value(&rows[i], fam[j].name)))
-					continue;
-				if (!any) {
-					fputs("allocinfo_site_info", f);
-					om_labels_open(f, &rows[i], o);
-					any = 1;
-				}
-				fprintf(f, ",kv_%s=", fam[j].name);
+			if (!any++)
+				family(f, o, text ? "allocinfo_kv_text" : "allocinfo_kv",
+				       text ? "info" : "gauge", NULL, text ?
+				       "Key:value pairs of the call site whose values are not numbers." :
+				       "Key:value pairs of the call site whose values are numbers.");
+			fputs(name, f);
+			labels_open(f, &rows[i], o);
+			fputs(",key=", f);
+			put_label_str(f, k);
+			if (text) {
+				fputs(",value=", f);
 				put_label_str(f, v);
-			}
-			if (any)
 				fputs("} 1\n", f);
+			} else {
+				fprintf(f, "} %s\n", v);
+			}
 		}
 	}
-	for (size_t j = 0; j < nfam; j++)
-		free(fam[j].name);
-	free(fam);
 }
 
-void metrics_rows(FILE *f, const struct row *rows, size_t shown,
+void metrics_rows(FILE *f, const struct row *rows, size_t n,
 		  const struct opts *o)
 {
-	fputs("# TYPE allocinfo_bytes gauge\n"
-	      "# UNIT allocinfo_bytes bytes\n"
-	      "# HELP allocinfo_bytes Bytes currently allocated from the call site.\n", f);
-	for (size_t i = 0; i < shown; i++) {
+	family(f, o, "allocinfo_bytes", "gauge", "bytes",
+	       o->group ? "Bytes currently allocated from the call sites of the group." :
+	       "Bytes currently allocated from the call site.");
+	for (size_t i = 0; i < n; i++) {
 		fputs("allocinfo_bytes", f);
-		om_labels(f, &rows[i], o);
-		fprintf(f, " %" PRId64 "\n", rows[i].bytes);
+		labels_open(f, &rows[i], o);
+		fprintf(f, "} %" PRId64 "\n", rows[i].bytes);
 	}
-	fputs("# TYPE allocinfo_calls gauge\n"
-	      "# HELP allocinfo_calls Live allocations made from the call site.\n", f);
-	for (size_t i = 0; i < shown; i++) {
+	family(f, o, "allocinfo_calls", "gauge", NULL,
+	       o->group ? "Live allocations made from the call sites of the group." :
+	       "Live allocations made from the call site.");
+	for (size_t i = 0; i < n; i++) {
 		fputs("allocinfo_calls", f);
-		om_labels(f, &rows[i], o);
-		fprintf(f, " %" PRIu64 "\n", rows[i].calls);
+		labels_open(f, &rows[i], o);
+		fprintf(f, "} %" PRIu64 "\n", rows[i].calls);
 	}
-	if (!o->group)
-		om_kv(f, rows, shown, o);
-	fputs("# EOF\n", f);
+	if (!o->group) {
+		kv_samples(f, rows, n, 0, o);
+		kv_samples(f, rows, n, 1, o);
+	}
+	if (o->fmt == FMT_OPENMETRICS)
+		fputs("# EOF\n", f);
 }
 
+/* per-node rows of --numa: each row's aux is its struct nodes */
+void metrics_numa(FILE *f, const struct row *rows, size_t n, int nodes,
+		  const struct opts *o)
+{
+	family(f, o, "allocinfo_node_bytes", "gauge", "bytes",
+	       "Bytes currently allocated from the call site on the NUMA node.");
+	for (size_t i = 0; i < n; i++)
+		for (int nid = 0; nid < nodes; nid++) {
+			fputs("allocinfo_node_bytes", f);
+			labels_open(f, &rows[i], o);
+			fprintf(f, ",node=\"%d\"} %" PRId64 "\n", nid,
+				((const struct nodes *)rows[i].aux)->bytes[nid]);
+		}
+	family(f, o, "allocinfo_node_calls", "gauge", NULL,
+	       "Live allocations made from the call site on the NUMA node.");
+	for (size_t i = 0; i < n; i++)
+		for (int nid = 0; nid < nodes; nid++) {
+			fputs("allocinfo_node_calls", f);
+			labels_open(f, &rows[i], o);
+			fprintf(f, ",node=\"%d\"} %" PRIu64 "\n", nid,
+				((const struct nodes *)rows[i].aux)->calls[nid]);
+		}
+	if (o->fmt == FMT_OPENMETRICS)
+		fputs("# EOF\n", f);
+}

@@ -21,12 +21,6 @@
 /* Node ids above this are taken as malformed input. */
 #define NUMA_MAX_NODES 4096
 
-/* what a merged site holds on each node (struct row's aux) */
-struct nodes {
-	int64_t *bytes;
-	uint64_t *calls;
-};
-
 /* The node of a row: its node:N pair; -1 (said why) if missing or bad. */
 static int node_of(const struct allocinfo_entry *e, const char *name)
 {
@@ -226,8 +220,8 @@ int cmd_numa(const struct opts *o)
 
 	if (o->group)
 		usage_error("--numa cannot be combined with --group");
-	if (o->fmt != FMT_TABLE && o->fmt != FMT_CSV)
-		usage_error("--numa prints a table or --csv");
+	if (o->fmt == FMT_JSON || o->fmt == FMT_FOLDED)
+		usage_error("--numa prints a table, --csv, --openmetrics or --prometheus");
 	if (!src) {
 		src = live_path(o, "allocinfo_numa");
 		if (access(src, F_OK)) {
@@ -275,8 +269,10 @@ int cmd_numa(const struct opts *o)
 	shown = shown < kept ? shown : kept;
 	if (o->fmt == FMT_CSV)
 		numa_csv(stdout, rows, shown, nodes);
-	else
+	else if (o->fmt == FMT_TABLE)
 		numa_table(stdout, rows, kept, shown, nodes, o);
+	else
+		metrics_numa(stdout, rows, shown, nodes, o);
 	for (size_t i = 0; i < kept; i++)
 		nodes_free(&rows[i]);
 out:

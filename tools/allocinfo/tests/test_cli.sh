@@ -247,12 +247,13 @@ run --format json -g dir:1 "$F/v1.txt"
 check "format: --format json, grouped by dir:1" eval '[ "$(jget "[r[\"bytes\"] for r in d[\"rows\"] if r[\"key\"]==\"drivers\"][0]")" = 1114112 ]'
 run --openmetrics -g module "$F/v1.txt"
 check "openmetrics: grouped labels" eval 'has "^allocinfo_bytes{module=\"foo\"} 1114112$" && [ "$(tail -1 "$T/out")" = "# EOF" ]'
-# ---- openmetrics: 2.x key:value pairs ----------------------------------
-# expected samples of the pairs, computed from the fixture with awk: the
-# first pair per row of each sanitised key; a key is a gauge when all its
-# values are numbers, otherwise a kv_<key> label of allocinfo_site_info
-omkv_expect() {
-	awk '
+# ---- metrics: 2.x key:value pairs ----------------------------------------
+# expected samples of the pairs, from the fixture with awk: row by row (the
+# fixture's rows are in descending size, the output's order), the first
+# pair of each key; a value that is a number is a sample of allocinfo_kv,
+# any other one a sample of allocinfo_kv_text_info with a value label
+kv_expect() {
+	awk -v want="$2" '
 	function esc(s,  o, i, c) {	# char by char: awks differ on "\\" in gsub
 		o = ""
 		for (i = 1; i <= length(s); i++) {
@@ -262,34 +263,65 @@ omkv_expect() {
 		return o
 	}
 	f && !/^#/ && NF {
-		n++; lab = ""
 		c = match($3, /:[0-9]+$/)
 		file = substr($3, 1, RSTART - 1); line = substr($3, RSTART + 1)
 		i = 4; mod = "vmlinux"
 		if ($4 ~ /^\[/) { mod = substr($4, 2, length($4) - 2); i = 5 }
 		func = substr($i, 6)
-		labels[n] = "{file=\"" esc(file) "\",line=\"" line "\",func=\"" esc(func) "\",module=\"" esc(mod) "\""
+		lab = "{file=\"" esc(file) "\",line=\"" line "\",func=\"" esc(func) "\",module=\"" esc(mod) "\""
+		split("", seen)
 		for (i++; i <= NF; i++) {
 			k = $i; sub(/:.*/, "", k); v = substr($i, length(k) + 2)
-			gsub(/[^a-zA-Z0-9_]/, "_", k)
-			if ((n, k) in val) continue
-			val[n, k] = v
-			if (!(k in seen)) { seen[k] = 1; names[++nn] = k }
-			if (v !~ /^[-+]?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/) nonnum[k] = 1
+			if (k in seen) continue
+			seen[k] = 1
+			num = v ~ /^[-+]?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/
+			if (num && want == "allocinfo_kv")
+				print want lab ",key=\"" esc(k) "\"} " v
+			else if (!num && want != "allocinfo_kv")
+				print want lab ",key=\"" esc(k) "\",value=\"" esc(v) "\"} 1"
 		}
 	}
-	/^allocinfo - version:/ { f = 1 }
-	END {
-		for (j = 1; j <= nn; j++) if (!(names[j] in nonnum))
-			for (r = 1; r <= n; r++) if ((r, names[j]) in val)
-				print "allocinfo_kv_" names[j] labels[r] "} " val[r, names[j]]
-		for (r = 1; r <= n; r++) {
-			s = ""
-			for (j = 1; j <= nn; j++) if ((names[j] in nonnum) && (r, names[j]) in val)
-				s = s ",kv_" names[j] "=\"" esc(val[r, names[j]]) "\""
-			if (s != "") print "allocinfo_site_info" labels[r] s "} 1"
-		}
-	}' "$1"
+	/^allocinfo - version:/ { f = 1 }' "$1"
+}
+# The Prometheus text format through promtool (Debian's prometheus
+# package), the OpenMetrics one through the parser of Prometheus's Python
+# client (python3-prometheus-client): the parsers that consume them.
+# Without the tool the check is a TAP SKIP (make deps installs both).
+OMPY=
+for py in python3 /usr/bin/python3; do
+	if command -v "$py" >/dev/null && "$py" -c 'import prometheus_client' 2>/dev/null; then OMPY=$py; break; fi
+done
+promcheck() {
+	promtool check metrics <"$T/out" >"$T/prom.log" 2>&1 || { sed 's/^/#   promtool: /' "$T/prom.log" | head -5; return 1; }
+}
+omparse() {
+	"$OMPY" - "$T/out" <<'PY'
+import sys
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+text = open(sys.argv[1], "rb").read().decode("utf-8")
+fams = list(text_string_to_metric_families(text))
+assert fams, "no families"
+PY
+}
+# check_prom NAME ARGS...: --prometheus output of ARGS accepted by promtool
+check_prom() {
+	name=$1; shift
+	run --prometheus "$@"
+	if ! command -v promtool >/dev/null; then
+		ok "prometheus: $name # SKIP no promtool (Debian package prometheus)"
+	else
+		check "prometheus: promtool check metrics accepts $name" eval '[ $rc = 0 ] && ! has "^# EOF" && ! has "^# UNIT" && promcheck'
+	fi
+}
+# check_om NAME ARGS...: --openmetrics output of ARGS read by the parser
+check_om() {
+	name=$1; shift
+	run --openmetrics "$@"
+	if [ -z "$OMPY" ]; then
+		ok "openmetrics: $name # SKIP no prometheus_client (python3-prometheus-client)"
+	else
+		check "openmetrics: the OpenMetrics parser reads $name" eval '[ $rc = 0 ] && omvalid && omparse'
+	fi
 }
 # structure of OpenMetrics text: one TYPE and at most one HELP per family,
 # before its samples; families not interleaved; sample names match their
@@ -343,13 +375,20 @@ for ln in lines:
     fams[cur]["samples"] = 1
 PY
 }
+for fmt in openmetrics prometheus; do
+	run --$fmt "$F/v2-kv.txt"
+	kv_expect "$F/v2-kv.txt" allocinfo_kv >"$T/want"
+	kv_expect "$F/v2-kv.txt" allocinfo_kv_text_info >>"$T/want"
+	grep -E '^allocinfo_kv' "$T/out" >"$T/got"
+	check "$fmt: key:value pairs as allocinfo_kv and allocinfo_kv_text_info (awk)" eval '[ $rc = 0 ] && [ -s "$T/want" ] && cmp -s "$T/want" "$T/got"'
+done
 run --openmetrics "$F/v2-kv.txt"
-omkv_expect "$F/v2-kv.txt" >"$T/want"
-grep -E '^allocinfo_(kv_|site_info)' "$T/out" >"$T/got"
-check "openmetrics: key:value pairs as gauges and info labels (awk)" eval '[ $rc = 0 ] && [ -s "$T/want" ] && cmp -s "$T/want" "$T/got"'
-check "openmetrics: numeric pair family typed gauge" eval 'has "^# TYPE allocinfo_kv_size_max gauge$" && has "^# HELP allocinfo_kv_size_max .*size\\.max"'
-check "openmetrics: key mixed numeric and text is a label" eval '! has "^allocinfo_kv_mixed" && has "kv_mixed=\"7\"" && has "^# TYPE allocinfo_site info$"'
+check "openmetrics: pairs: a gauge and an info family" eval 'has "^# TYPE allocinfo_kv gauge$" && has "^# TYPE allocinfo_kv_text info$" && [ "$(tail -1 "$T/out")" = "# EOF" ]'
+check "openmetrics: a key numeric in one row and text in another goes by value" eval 'has "^allocinfo_kv{file=\"mm/c.c\".*,key=\"mixed\"} 7$" && has "^allocinfo_kv_text_info{file=\"mm/d.c\".*,key=\"mixed\",value=\"yes\"} 1$"'
+check "openmetrics: keys are label values, not metric names" eval '! grep -E "^(# [A-Z]+ )?allocinfo_kv_[a-z]" "$T/out" | grep -qv "allocinfo_kv_text" && has "key=\"size.max\"} 4096$" && has "key=\"a-b\"} 1$" && has "key=\"a_b\"} 2$"'
 check "openmetrics: v2 pairs output is valid" omvalid
+run --prometheus "$F/v2-kv.txt"
+check "prometheus: text pairs are a gauge, no UNIT, no EOF" eval 'has "^# TYPE allocinfo_kv_text_info gauge$" && has "^# HELP allocinfo_kv_text_info " && ! has "^# UNIT" && ! has "^# EOF" && ! has " info$"'
 # a key repeated in a row: the first value, in JSON as in OpenMetrics and
 # the library's allocinfo_entry_kv_find(); JSON lists every pair as well
 run --json "$F/v2-kv.txt"
@@ -360,9 +399,9 @@ assert d["mm/c.c"]["extra"] == {"mixed": "7", "dup": "1", "accurate": "yes"}, d[
 assert d["mm/c.c"]["extra_pairs"] == [["mixed", "7"], ["dup", "1"], ["dup", "2"], ["accurate", "yes"]], d["mm/c.c"]
 assert "extra_pairs" not in d["mm/a.c"], d["mm/a.c"]' "$T/out"
 run --openmetrics "$F/v2-kv.txt"
-check "openmetrics: a repeated key keeps its first value" has '^allocinfo_kv_dup{file="mm/c.c",line="30",func="fc",module="vmlinux"} 1$'
+check "openmetrics: a repeated key keeps its first value" has '^allocinfo_kv{file="mm/c.c",line="30",func="fc",module="vmlinux",key="dup"} 1$'
 run --openmetrics "$F/v2.txt"
-check "openmetrics: v2.txt pairs valid" eval 'omvalid && has "^allocinfo_kv_total_calls{file=\"lib/idr.c\",line=\"42\",func=\"idr_alloc\",module=\"vmlinux\"} 123$" && has "kv_weird_key=\"a:b\""'
+check "openmetrics: v2.txt pairs valid" eval 'omvalid && has "^allocinfo_kv{file=\"lib/idr.c\",line=\"42\",func=\"idr_alloc\",module=\"vmlinux\",key=\"total_calls\"} 123$" && has ",key=\"weird_key\",value=\"a:b\"} 1$"'
 # the labels of utf.txt: valid UTF-8 (Python decodes it strictly), the
 # bytes that were not as the text \xNN (a backslash, escaped in a label)
 om_utf8() {
@@ -376,11 +415,22 @@ PY
 run --openmetrics "$T/utf.txt"
 check "openmetrics: bytes that are not UTF-8 escaped in labels" eval '[ $rc = 0 ] && omvalid && om_utf8'
 run --openmetrics "$F/v1.txt"
-check "openmetrics: v1 output valid, no pair families" eval 'omvalid && ! has "allocinfo_kv_\|allocinfo_site"'
+check "openmetrics: v1 output valid, no pair families" eval 'omvalid && ! has "allocinfo_kv"'
 run --openmetrics -g module "$F/v2-kv.txt"
-check "openmetrics: grouped output leaves pairs out" eval 'omvalid && ! has "allocinfo_kv_\|allocinfo_site"'
+check "openmetrics: grouped output leaves pairs out" eval 'omvalid && ! has "allocinfo_kv"'
 run --openmetrics -n 1 "$F/v2-kv.txt"
-check "openmetrics: only the shown rows' pairs" eval 'omvalid && ! has "mm/b.c" && has "^allocinfo_kv_ratio{file=\"mm/a.c\".* -0.5$"'
+check "openmetrics: only the shown rows' pairs" eval 'omvalid && ! has "mm/b.c" && has "^allocinfo_kv{file=\"mm/a.c\".*,key=\"ratio\"} -0.5$"'
+# every kind of input through the parsers of the formats
+"$GEN" 2000 9 2 >"$T/g2k.txt"
+for spec in "1.0 file|$F/v1.txt" "2.0 file with pairs|$F/v2-kv.txt" "2.0 pairs|$F/v2.txt" \
+	"lifetime counts|$F/v2-stats.txt" "per-node file|$F/numa.txt" "per-node --numa|--numa $F/numa.txt" \
+	"names that are not UTF-8|$T/utf.txt" "escaped names|$T/q.txt" "1.0 with pairs|$T/v1kv.txt" \
+	"grouped by module|-g module $F/v2-kv.txt" "grouped by dir:1, absolute paths|-g dir:1 $T/abs.txt" \
+	"no rows selected|--module ^none$ $F/v1.txt" "2000 generated rows|$T/g2k.txt" \
+	"a captured file|$F/captured/qemu-prof-6.1.192.txt"; do
+	check_prom "${spec%%|*}" ${spec#*|}
+	check_om "${spec%%|*}" ${spec#*|}
+done
 run --folded -g file "$F/v1.txt"
 check "folded: grouped by file" eval 'has "^mm/slub.c 12288$" && ! has "slab.h"'
 run -g module -s +bytes --csv "$F/v1.txt"

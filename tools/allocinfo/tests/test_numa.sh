@@ -30,6 +30,22 @@ for loc in mm/slub.c:1234 drivers/foo/bar.c:77 lib/idr.c:42; do
 done
 check "csv: every node's bytes and calls equal the fixture's rows" [ -z "$bad" ]
 
+# the metrics formats: one sample per call site and node, the fixture's
+# numbers, zero where a site has no row for a node
+for fmt in prometheus openmetrics; do
+	run --numa --$fmt "$F"
+	bad=""
+	for loc in mm/slub.c:1234 drivers/foo/bar.c:77 lib/idr.c:42; do
+		for node in 0 1 2; do
+			g=$(awk -v f="file=\"${loc%:*}\"" -v l="line=\"${loc##*:}\"" -v n="node=\"$node\"" '
+				index($0, f) && index($0, l) && index($0, n) && /^allocinfo_node_bytes\{/ { b = $NF }
+				index($0, f) && index($0, l) && index($0, n) && /^allocinfo_node_calls\{/ { c = $NF }
+				END { print b, c }' "$T/out")
+			[ "$g" = "$(want $loc $node)" ] || bad="$bad $loc/$node: '$g' != '$(want $loc $node)'"
+		done
+	done
+	check "$fmt: per-node samples equal the fixture's rows" eval '[ $rc = 0 ] && [ -z "$bad" ] && [ $(grep -c "^allocinfo_node_bytes{" "$T/out") = 9 ]'
+done
 run --numa -b "$F"
 check "table: node columns" eval 'head -1 "$T/out" | grep -q "BYTES *CALLS *NODE0 *NODE1 *NODE2 *LOCATION"'
 total=$(awk '$3 == "mm/slub.c:1234" { b += $1; c += $2 } END { print b, c }' "$F")
@@ -68,7 +84,7 @@ check "error: no live per-node file" eval '[ $rc = 1 ] && grep -q "single node" 
 run --numa -s rate "$F"
 check "usage: --numa with -s rate" eval '[ $rc = 2 ] && grep -q "top" "$T/err"'
 run --numa --json "$F"
-check "usage: --numa with --json" [ "$rc" = 2 ]
+check "usage: --numa with --json" eval '[ $rc = 2 ] && grep -q "openmetrics or --prometheus" "$T/err"'
 run --numa -g module "$F"
 check "usage: --numa with --group" [ "$rc" = 2 ]
 run top --numa "$F"
