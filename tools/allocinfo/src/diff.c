@@ -131,15 +131,16 @@ int cmd_diff(int npos, char **pos, struct opts *o)
 	size_t n = 0, shown;
 	int64_t tdelta = 0;
 	int rc, hs = 0;
-	FILE *f = stdout;
+	struct outfile of;
+	FILE *f;
 
 	if (npos < 1 || npos > 2 || (npos == 2 && o->input))
 		usage_error("diff takes OLD and optionally NEW (default: the live file)");
 	if (o->fmt == FMT_OPENMETRICS || o->fmt == FMT_PROMETHEUS || o->fmt == FMT_FOLDED ||
 	    o->group)
 		usage_error("diff prints a table, --json or --csv, without --group");
-	if (o->output || o->delay >= 0 || o->iterations >= 0 || o->count >= 0)
-		usage_error("-o, -d, -i and -c do not apply to diff");
+	if (o->delay >= 0 || o->iterations >= 0 || o->count >= 0)
+		usage_error("-d, -i and -c do not apply to diff");
 	a = pos[0];
 	b = npos == 2 ? pos[1] : o->input;
 	if (a && b && !strcmp(a, "-") && !strcmp(b, "-"))
@@ -203,6 +204,7 @@ int cmd_diff(int npos, char **pos, struct opts *o)
 		n++;
 	}
 	rows_sort(rows, n, o, cmp_diff);
+	f = out_open(&of, o, 0644);
 	shown = limit_of(o, o->fmt == FMT_TABLE);
 	shown = shown < n ? shown : n;
 	if (o->fmt == FMT_CSV) {
@@ -219,6 +221,7 @@ int cmd_diff(int npos, char **pos, struct opts *o)
 	} else {
 		put_table(f, rows, n, shown, tdelta, hs, o);
 	}
+	rc = out_close(&of, 1);
 out:
 	for (e = allocinfo_list_first(l); e; e = allocinfo_entry_next(e))
 		free(allocinfo_entry_get_ptr(e));

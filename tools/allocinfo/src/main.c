@@ -58,7 +58,7 @@ static void usage(FILE *f)
 	      "      --openmetrics       OpenMetrics text (ends with # EOF)\n"
 	      "      --prometheus        Prometheus text format 0.0.4 (promtool,\n"
 	      "                          node_exporter's textfile collector)\n"
-	      "  -o, --output FILE       snapshot: write to FILE (default stdout)\n"
+	      "  -o, --output FILE       write to FILE (a temporary file renamed over it)\n"
 	      "  -d, --delay SECONDS     top, growth: seconds between samples\n"
 	      "  -i, --iterations N      top: stop after N refreshes\n"
 	      "  -c, --count N           growth: number of samples (default 5)\n"

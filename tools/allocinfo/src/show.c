@@ -45,8 +45,8 @@ int cmd_show(int npos, char **pos, struct opts *o)
 			usage_error("give the input either with -f or as an argument");
 		o->input = pos[0];
 	}
-	if (o->output || o->delay >= 0 || o->iterations >= 0 || o->count >= 0 || o->unchanged)
-		usage_error("-o, -d, -i, -c and --unchanged belong to subcommands");
+	if (o->delay >= 0 || o->iterations >= 0 || o->count >= 0 || o->unchanged)
+		usage_error("-d, -i, -c and --unchanged belong to subcommands");
 	if (o->numa)
 		return cmd_numa(o);
 	name = src_name(o, o->input);

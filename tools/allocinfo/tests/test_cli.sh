@@ -438,6 +438,24 @@ check "group: sorted by +bytes" eval '[ "$(sed -n 2p "$T/out" | cut -d, -f1)" = 
 run --format xml "$F/v1.txt"
 check "format: unknown format is a usage error" eval '[ $rc = 2 ]'
 
+# ---- -o FILE: complete files only, for node_exporter's textfile collector
+mkdir -p "$T/tf"
+"$A" --prometheus "$F/v2-kv.txt" >"$T/want" 2>/dev/null
+echo "old contents" >"$T/tf/allocinfo.prom"
+ino=$(stat -c %i "$T/tf/allocinfo.prom")
+run --prometheus -o "$T/tf/allocinfo.prom" "$F/v2-kv.txt"
+check "-o: writes the output to FILE, nothing to stdout" eval '[ $rc = 0 ] && ! [ -s "$T/out" ] && cmp -s "$T/want" "$T/tf/allocinfo.prom"'
+check "-o: a new file renamed over the old one, no temporary left" eval '[ "$(stat -c %i "$T/tf/allocinfo.prom")" != "$ino" ] && [ "$(ls "$T/tf")" = allocinfo.prom ]'
+check "-o: readable by the collector (0644 under umask 022)" eval '[ "$(umask)" != 0022 ] || [ "$(stat -c %a "$T/tf/allocinfo.prom")" = 644 ]'
+run --prometheus -o "$T/tf/allocinfo.prom" "$F/malformed/v3.txt"
+check "-o: a failed run leaves the old file alone" eval '[ $rc = 1 ] && cmp -s "$T/want" "$T/tf/allocinfo.prom" && [ "$(ls "$T/tf")" = allocinfo.prom ]'
+run --strict --prometheus -o "$T/tf/allocinfo.prom" "$F/malformed/bad-rows.txt"
+check "-o: --strict and malformed input leave the old file alone" eval '[ $rc = 3 ] && cmp -s "$T/want" "$T/tf/allocinfo.prom"'
+run --json -o "$T/nodir/x.json" "$F/v1.txt"
+check "-o: an unwritable place is a runtime error" eval '[ $rc = 1 ] && errhas "nodir"'
+run diff --csv -o "$T/tf/d.csv" "$F/v1.txt" "$F/v1-later.txt"
+check "-o: diff writes FILE too" eval '[ $rc = 0 ] && grep -q "^32768,0,32768,8,0,8,fs/xfs/xfs_buf.c" "$T/tf/d.csv"'
+
 # ---- usage -------------------------------------------------------------
 run --help
 check "usage: --help" eval '[ $rc = 0 ] && has "^Usage: allocinfo" && has "Exit status"'
@@ -486,8 +504,8 @@ cat "$F/v1-later.txt" | "$A" diff --csv "$F/v1.txt" - >"$T/out" 2>"$T/err"; rc=$
 check "diff: NEW from stdin" eval '[ $rc = 0 ] && has "^32768,0,32768,8,0,8,fs/xfs/xfs_buf.c,410,xfs_buf_alloc,xfs,new$"'
 run diff
 check "diff: needs an argument" eval '[ $rc = 2 ]'
-run diff -o "$T/x" "$F/v1.txt" "$F/v1.txt"
-check "diff: -o is a usage error" eval '[ $rc = 2 ] && ! [ -e "$T/x" ]'
+run diff -i 2 "$F/v1.txt" "$F/v1.txt"
+check "diff: -i is a usage error" eval '[ $rc = 2 ]'
 run snapshot --json "$F/v1.txt"
 check "snapshot: formats are a usage error" eval '[ $rc = 2 ]'
 run top --unchanged -i 1 "$F/v1.txt"
