@@ -296,6 +296,7 @@ void put_loc(FILE *f, const char *file, unsigned long line, int width);
 const char *group_name(const struct opts *o);
 const char *group_title(const struct opts *o);
 void put_kv_json(FILE *f, const struct allocinfo_entry *e);
+void say_over(size_t over, const struct row *worst, const struct opts *o);
 void output_rows(FILE *f, const struct row *rows, const struct srcinfo *si,
 		 const struct opts *o);
 

@@ -66,17 +66,22 @@ static void usage(FILE *f)
 	      "      --numa              bytes per NUMA node, from /proc/allocinfo_numa\n"
 	      "                          (or FILE, a saved copy of it); table, --csv,\n"
 	      "                          --openmetrics or --prometheus\n"
+	      "Checks (exit status 4 when they find something):\n"
+	      "      --max-bytes SIZE    a call site (a group, with -g) holds more\n"
+	      "      --fail-above SIZE   diff: a call site, a group or the total grew\n"
+	      "                          by more\n"
 	      "  -h, --help              show this help\n"
 	      "  -V, --version           show the version\n"
 	      "\n"
 	      "Exit status: 0 success, 1 runtime error, 2 usage error,\n"
-	      "3 malformed input with --strict.\n", f);
+	      "3 malformed input with --strict, 4 a check found something\n"
+	      "(--max-bytes, --fail-above, growth's leak suspects).\n", f);
 }
 
 enum {
 	O_STRICT = 256, O_MODULE, O_XMODULE, O_FILE, O_XFILE, O_FUNC, O_XFUNC,
 	O_MINB, O_MINC, O_NONZERO, O_JSON, O_CSV, O_OM, O_FOLDED, O_FORMAT,
-	O_UNCHANGED, O_NUMA, O_MAXIN, O_PROM,
+	O_UNCHANGED, O_NUMA, O_MAXIN, O_PROM, O_MAXB, O_FAILA,
 };
 
 static const struct option longopts[] = {
@@ -109,6 +114,8 @@ static const struct option longopts[] = {
 	{ "unchanged", no_argument, NULL, O_UNCHANGED },
 	{ "numa", no_argument, NULL, O_NUMA },
 	{ "max-input", required_argument, NULL, O_MAXIN },
+	{ "max-bytes", required_argument, NULL, O_MAXB },
+	{ "fail-above", required_argument, NULL, O_FAILA },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -301,6 +308,14 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 		case O_MAXIN:
 			o->max_input = (size_t)parse_num(optarg, "input limit", 1, 0);
 			break;
+		case O_MAXB:
+			o->max_bytes = parse_num(optarg, "byte count", 1, 1);
+			o->max_bytes_set = 1;
+			break;
+		case O_FAILA:
+			o->fail_above = parse_num(optarg, "byte count", 1, 0);
+			o->fail_above_set = 1;
+			break;
 		case 'h': usage(stdout); exit(0);
 		case 'V':
 			printf("allocinfo %s (liballocinfo %s)\n", VERSION, ALLOCINFO_LIB_VERSION);
@@ -322,6 +337,10 @@ static void check_opts(const struct opts *o)
 			    o->cmd == C_DIFF ? "diff" : "growth",
 			    o->cmd == C_DIFF ? "largest change first" :
 			    "leak suspects first, then by slope");
+	if (o->max_bytes_set && o->cmd != C_SHOW)
+		usage_error("--max-bytes checks the default view; diff has --fail-above");
+	if (o->fail_above_set && o->cmd != C_DIFF)
+		usage_error("--fail-above checks the growth diff finds");
 	for (int i = 0; i < o->nsort && o->cmd != C_TOP; i++)
 		if (o->sort[i].key == K_RATE)
 			usage_error("sort key 'rate' is the rate of change that only "

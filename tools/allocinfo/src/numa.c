@@ -214,7 +214,7 @@ int cmd_numa(const struct opts *o)
 	struct allocinfo_list *l;
 	struct allocinfo_query *q;
 	struct row *rows = NULL;
-	size_t ns, kept = 0, shown, bad;
+	size_t ns, kept = 0, shown, bad, over = 0, worst = 0;
 	long nrows;
 	int nodes, rc, any_stats = 0;
 
@@ -265,6 +265,10 @@ int cmd_numa(const struct opts *o)
 		      "rows are in the order of the other keys, then file and line",
 		      key_name((enum key)sort_uses_stats(o)));
 	rows_sort(rows, kept, o, row_cmp);
+	/* --max-bytes: the sites' totals over the nodes; the largest sorts first by bytes */
+	for (size_t i = 0; o->max_bytes_set && i < kept; i++)
+		if (rows[i].bytes > o->max_bytes && (!over++ || rows[i].bytes > rows[worst].bytes))
+			worst = i;
 	shown = limit_of(o, o->fmt == FMT_TABLE);
 	shown = shown < kept ? shown : kept;
 	if (o->fmt == FMT_CSV)
@@ -273,6 +277,10 @@ int cmd_numa(const struct opts *o)
 		numa_table(stdout, rows, kept, shown, nodes, o);
 	else
 		metrics_numa(stdout, rows, shown, nodes, o);
+	if (over) {
+		say_over(over, &rows[worst], o);
+		rc = EX_FINDING;
+	}
 	for (size_t i = 0; i < kept; i++)
 		nodes_free(&rows[i]);
 out:

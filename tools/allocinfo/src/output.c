@@ -501,6 +501,26 @@ static void out_table(FILE *f, const struct row *rows, const struct srcinfo *si,
 		fmt_size(b, sizeof(b), si->total_bytes, o->raw), si->total_calls);
 }
 
+/*
+ * --max-bytes found rows above the limit: say how many and which is the
+ * largest (a row that may not be among those shown).
+ */
+void say_over(size_t over, const struct row *worst, const struct opts *o)
+{
+	char lim[32], b[32];
+
+	fmt_size(lim, sizeof(lim), o->max_bytes, o->raw);
+	fmt_size(b, sizeof(b), worst->bytes, o->raw);
+	if (o->group) {
+		warnx("%zu group%s hold%s more than %s (--max-bytes); the largest: %s %s",
+		      over, over == 1 ? "" : "s", over == 1 ? "s" : "", lim, worst->key, b);
+		return;
+	}
+	warnx("%zu call site%s hold%s more than %s (--max-bytes); the largest: %s:%lu %s %s %s",
+	      over, over == 1 ? "" : "s", over == 1 ? "s" : "", lim, worst->file,
+	      worst->line, worst->func, modname(worst->module), b);
+}
+
 /* ---- JSON, CSV, folded ------------------------------------------------ */
 
 static void out_json(FILE *f, const struct row *rows, const struct srcinfo *si,

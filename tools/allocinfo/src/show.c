@@ -79,6 +79,10 @@ int cmd_show(int npos, char **pos, struct opts *o)
 	out_open(&of, o, 0644);
 	output_rows(of.f, s.rows, &si, o);
 	rc = out_close(&of, 1);
+	if (!rc && s.over) {
+		say_over(s.over, &s.worst, o);
+		rc = EX_FINDING;
+	}
 	sel_free(&s);
 out:
 	allocinfo_list_free(l);

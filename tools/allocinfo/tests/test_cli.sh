@@ -438,6 +438,27 @@ check "group: sorted by +bytes" eval '[ "$(sed -n 2p "$T/out" | cut -d, -f1)" = 
 run --format xml "$F/v1.txt"
 check "format: unknown format is a usage error" eval '[ $rc = 2 ]'
 
+# ---- alerting: --max-bytes ----------------------------------------------
+# exit 4 when a call site (a group, with -g) holds more than SIZE; every row
+# that passes the filters counts, shown or not; the output is still written
+over=$(awk -v m=$((2 * 1048576)) 'NR > 2 && $1 > m { n++ } END { print n }' "$F/v1.txt")
+run --max-bytes 2M "$F/v1.txt"
+check "max-bytes: exit 4, the sites above named on stderr" eval '[ $rc = 4 ] && [ "$over" = 2 ] && errhas "^allocinfo: $over call sites hold more than 2.0MiB (--max-bytes); the largest: mm/vmalloc.c:3000 __vmalloc_node_range vmlinux 1.1TiB$" && has "^-- 10 call sites"'
+run --max-bytes 2M -n 1 -s +bytes "$F/v1.txt"
+check "max-bytes: rows not shown count too" eval '[ $rc = 4 ] && ! has "vmalloc"'
+run --max-bytes 2T "$F/v1.txt"
+check "max-bytes: exit 0 when none is above" eval '[ $rc = 0 ] && ! [ -s "$T/err" ]'
+run --max-bytes 2M --module foo "$F/v1.txt"
+check "max-bytes: filters apply first" eval '[ $rc = 0 ]'
+run --max-bytes 1M -g module --csv "$F/v1.txt"
+check "max-bytes: with -g, groups are checked" eval '[ $rc = 4 ] && errhas "2 groups hold more than 1.0MiB (--max-bytes); the largest: vmlinux 1.1TiB" && has "^foo,1114112,"'
+run --max-bytes 1M --numa "$F/numa.txt"
+check "max-bytes: --numa checks the sites' totals (exactly 1M is not more)" eval '[ $rc = 0 ]'
+run --max-bytes 1000K --numa "$F/numa.txt"
+check "max-bytes: --numa above" eval '[ $rc = 4 ] && errhas "1 call site holds more than 1000.0KiB"'
+run top --max-bytes 1M -i 1 "$F/v1.txt"
+check "max-bytes: a usage error outside the default view" eval '[ $rc = 2 ]'
+
 # ---- -o FILE: complete files only, for node_exporter's textfile collector
 mkdir -p "$T/tf"
 "$A" --prometheus "$F/v2-kv.txt" >"$T/want" 2>/dev/null
