@@ -43,11 +43,16 @@ static const char *status_name(enum status s)
 	return s == ST_NEW ? "new" : s == ST_GONE ? "gone" : "";
 }
 
-static void put_csv_row(FILE *f, const struct row *r)
+static void put_csv_row(FILE *f, const struct row *r, const struct opts *o)
 {
 	fprintf(f, "%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRIu64 ",%" PRIu64 ",",
 		dbytes(r), r->old_bytes, r->bytes, count_delta(r->calls, r->old_calls),
 		r->old_calls, r->calls);
+	if (o->group) {
+		put_csv_str(f, r->key);
+		fprintf(f, ",%zu,%s\n", r->sites, status_name(r->status));
+		return;
+	}
 	put_csv_str(f, r->file);
 	fprintf(f, ",%lu,", r->line);
 	put_csv_str(f, r->func);
@@ -56,18 +61,25 @@ static void put_csv_row(FILE *f, const struct row *r)
 	fprintf(f, ",%s\n", status_name(r->status));
 }
 
-static void put_json_row(FILE *f, const struct row *r, int first)
+static void put_json_row(FILE *f, const struct row *r, int first,
+			 const struct opts *o)
 {
 	fprintf(f, "%s\n{\"delta_bytes\":%" PRId64 ",\"old_bytes\":%" PRId64
 		",\"new_bytes\":%" PRId64 ",\"delta_calls\":%" PRId64
-		",\"old_calls\":%" PRIu64 ",\"new_calls\":%" PRIu64 ",\"file\":",
+		",\"old_calls\":%" PRIu64 ",\"new_calls\":%" PRIu64,
 		first ? "" : ",", dbytes(r), r->old_bytes, r->bytes,
 		count_delta(r->calls, r->old_calls), r->old_calls, r->calls);
-	put_json_str(f, r->file);
-	fprintf(f, ",\"line\":%lu,\"func\":", r->line);
-	put_json_str(f, r->func);
-	fputs(",\"module\":", f);
-	put_json_str(f, modname(r->module));
+	if (o->group) {
+		fprintf(f, ",\"sites\":%zu,\"key\":", r->sites);
+		put_json_str(f, r->key);
+	} else {
+		fputs(",\"file\":", f);
+		put_json_str(f, r->file);
+		fprintf(f, ",\"line\":%lu,\"func\":", r->line);
+		put_json_str(f, r->func);
+		fputs(",\"module\":", f);
+		put_json_str(f, modname(r->module));
+	}
 	if (r->st.valid)
 		fprintf(f, ",\"delta_total_calls\":%" PRIu64 ",\"delta_total_bytes\":%" PRIu64
 			",\"delta_failed\":%" PRIu64,
@@ -82,13 +94,22 @@ static void put_table(FILE *f, const struct row *rows, size_t n, size_t shown,
 {
 	struct namew w;
 	char d[32], ob[32], nb[32], t[32];
+	int wk = 6;
 
 	namew_init(&w);
-	for (size_t i = 0; i < shown; i++)
-		namew_add(&w, &rows[i]);
-	fprintf(f, "%10s %10s %10s %8s%s  %-*s %-*s %-*s %s\n", "CHANGE", "OLD", "NEW",
-		"CALLS+-", hs ? "   ALLOCS+    CHURN+  FAILED+" : "", w.loc, "LOCATION",
-		w.func, "FUNCTION", w.mod, "MODULE", "STATUS");
+	for (size_t i = 0; i < shown; i++) {
+		if (o->group)
+			wk = text_width(rows[i].key) > wk ? text_width(rows[i].key) : wk;
+		else
+			namew_add(&w, &rows[i]);
+	}
+	fprintf(f, "%10s %10s %10s %8s%s  ", "CHANGE", "OLD", "NEW", "CALLS+-",
+		hs ? "   ALLOCS+    CHURN+  FAILED+" : "");
+	if (o->group)
+		fprintf(f, "%6s  %-*s %s\n", "SITES", wk, group_title(o), "STATUS");
+	else
+		fprintf(f, "%-*s %-*s %-*s %s\n", w.loc, "LOCATION", w.func, "FUNCTION",
+			w.mod, "MODULE", "STATUS");
 	for (size_t i = 0; i < shown; i++) {
 		const struct row *r = &rows[i];
 
@@ -109,15 +130,71 @@ static void put_table(FILE *f, const struct row *rows, size_t n, size_t shown,
 			fprintf(f, " %9s %9s %8s", "-", "-", "-");
 		}
 		fputs("  ", f);
-		put_loc(f, r->file, r->line, w.loc);
-		fputc(' ', f);
-		put_padded(f, r->func, w.func, 1);
-		fputc(' ', f);
-		put_padded(f, modname(r->module), r->status ? w.mod : 0, 1);
+		if (o->group) {
+			fprintf(f, "%6zu  ", r->sites);
+			put_padded(f, r->key, r->status ? wk : 0, 1);
+		} else {
+			put_loc(f, r->file, r->line, w.loc);
+			fputc(' ', f);
+			put_padded(f, r->func, w.func, 1);
+			fputc(' ', f);
+			put_padded(f, modname(r->module), r->status ? w.mod : 0, 1);
+		}
 		fprintf(f, "%s%s\n", r->status ? " " : "", status_name(r->status));
 	}
-	fprintf(f, "-- %zu changed call sites (%zu shown), net change %s\n", n, shown,
+	fprintf(f, "-- %zu changed %s (%zu shown), net change %s\n", n,
+		o->group ? "groups" : "call sites", shown,
 		fmt_delta(t, sizeof(t), tdelta, o->raw));
+}
+
+/* unchanged: left out unless --unchanged */
+static int unchanged(const struct row *r)
+{
+	return !r->status && r->bytes == r->old_bytes && r->calls == r->old_calls &&
+	       r->st.allocs == r->old_st.allocs && r->st.failed == r->old_st.failed;
+}
+
+/* --min-bytes and --min-calls test the size of the change */
+static int change_matches(const struct row *r, const struct opts *o)
+{
+	struct row probe = *r;
+
+	probe.bytes = sat_abs(dbytes(r));
+	probe.calls = r->calls > r->old_calls ? r->calls - r->old_calls
+					      : r->old_calls - r->calls;
+	return row_values_match(&probe, o);
+}
+
+/*
+ * --fail-above: a row (a call site, or a group) or the total grew by more
+ * than the limit.  Says what, returns 1 if anything did.
+ */
+static int fail_above(const struct row *rows, size_t n, int64_t tdelta,
+		      const struct opts *o)
+{
+	size_t over = 0, most = 0;
+	char lim[32], b[32];
+
+	if (!o->fail_above_set)
+		return 0;
+	fmt_size(lim, sizeof(lim), o->fail_above, o->raw);
+	for (size_t i = 0; i < n; i++)
+		if (dbytes(&rows[i]) > o->fail_above &&
+		    (!over++ || dbytes(&rows[i]) > dbytes(&rows[most])))
+			most = i;
+	if (over && o->group)
+		warnx("%zu group%s grew by more than %s (--fail-above); the most: %s %s",
+		      over, over == 1 ? "" : "s", lim, rows[most].key,
+		      fmt_delta(b, sizeof(b), dbytes(&rows[most]), o->raw));
+	else if (over)
+		warnx("%zu call site%s grew by more than %s (--fail-above); the most: "
+		      "%s:%lu %s %s %s", over, over == 1 ? "" : "s", lim, rows[most].file,
+		      rows[most].line, rows[most].func, modname(rows[most].module),
+		      fmt_delta(b, sizeof(b), dbytes(&rows[most]), o->raw));
+	if (tdelta > o->fail_above)
+		warnx("the total grew by %s, more than %s (--fail-above)",
+		      fmt_delta(b, sizeof(b), tdelta, o->raw), lim);
+	return over || tdelta > o->fail_above;
 }
 
 int cmd_diff(int npos, char **pos, struct opts *o)
@@ -127,7 +204,7 @@ int cmd_diff(int npos, char **pos, struct opts *o)
 	struct allocinfo_entry *e;
 	const char *a, *b;
 	char *boot_a = NULL, *boot_b = NULL;
-	struct row *rows = NULL;
+	struct sel s;
 	size_t n = 0, shown;
 	int64_t tdelta = 0;
 	int rc, hs = 0;
@@ -136,9 +213,8 @@ int cmd_diff(int npos, char **pos, struct opts *o)
 
 	if (npos < 1 || npos > 2 || (npos == 2 && o->input))
 		usage_error("diff takes OLD and optionally NEW (default: the live file)");
-	if (o->fmt == FMT_OPENMETRICS || o->fmt == FMT_PROMETHEUS || o->fmt == FMT_FOLDED ||
-	    o->group)
-		usage_error("diff prints a table, --json or --csv, without --group");
+	if (o->fmt == FMT_OPENMETRICS || o->fmt == FMT_PROMETHEUS || o->fmt == FMT_FOLDED)
+		usage_error("diff prints a table, --json or --csv");
 	if (o->delay >= 0 || o->iterations >= 0 || o->count >= 0)
 		usage_error("-d, -i and -c do not apply to diff");
 	a = pos[0];
@@ -168,64 +244,74 @@ int cmd_diff(int npos, char **pos, struct opts *o)
 		warnx("warning: %s and %s come from different boots (boot_id %s vs %s): "
 		      "call sites and counters are not comparable", src_name(o, a),
 		      src_name(o, b), boot_a, boot_b);
-	rows = xcalloc(allocinfo_list_count(l), sizeof(*rows));
+	/* every site with its old and new counters */
+	sel_init(&s, o, SIZE_MAX, 0);
 	for (e = allocinfo_list_first(l); e; e = allocinfo_entry_next(e)) {
-		struct row *r = &rows[n], probe;
 		struct old *old = allocinfo_entry_get_ptr(e);
+		struct row r;
 
-		row_fill(r, e);
+		row_fill(&r, e);
 		if (allocinfo_entry_vanished(e)) {
-			r->status = ST_GONE;
-			r->bytes = 0;
-			r->calls = 0;
+			r.status = ST_GONE;
+			r.bytes = 0;
+			r.calls = 0;
 		} else if (!old) {
-			r->status = ST_NEW;
+			r.status = ST_NEW;
 		}
-		r->old_bytes = old ? old->bytes : 0;
-		r->old_calls = old ? old->calls : 0;
+		r.old_bytes = old ? old->bytes : 0;
+		r.old_calls = old ? old->calls : 0;
 		/* A new site's lifetime counts all grew since the old file. */
 		if (old && old->st.valid)
-			r->old_st = old->st;
+			r.old_st = old->st;
 		else if (old)
-			r->st.valid = 0;
-		hs |= r->st.valid;
-		if (!o->unchanged && !r->status && r->bytes == r->old_bytes &&
-		    r->calls == r->old_calls && r->st.allocs == r->old_st.allocs &&
-		    r->st.failed == r->old_st.failed)
-			continue;
-		/* --min-bytes and --min-calls test the size of the change */
-		probe = *r;
-		probe.bytes = sat_abs(dbytes(r));
-		probe.calls = r->calls > r->old_calls ? r->calls - r->old_calls
-						      : r->old_calls - r->calls;
-		if (!row_values_match(&probe, o))
-			continue;
-		tdelta = sat_add(tdelta, dbytes(r));
-		n++;
+			r.st.valid = 0;
+		sel_add(&s, &r);
 	}
-	rows_sort(rows, n, o, cmp_diff);
-	f = out_open(&of, o, 0644);
+	sel_finish(&s);
+	/* the changed rows (sites, or groups with -g) that pass the filters */
+	for (size_t i = 0; i < s.n; i++) {
+		struct row *r = &s.rows[i];
+
+		hs |= r->st.valid;
+		if ((!o->unchanged && unchanged(r)) || !change_matches(r, o)) {
+			row_release(r);
+			continue;
+		}
+		tdelta = sat_add(tdelta, dbytes(r));
+		s.rows[n++] = *r;
+	}
+	s.n = n;
+	rows_sort(s.rows, n, o, cmp_diff);
 	shown = limit_of(o, o->fmt == FMT_TABLE);
 	shown = shown < n ? shown : n;
+	f = out_open(&of, o, 0644);
 	if (o->fmt == FMT_CSV) {
-		fputs("delta_bytes,old_bytes,new_bytes,delta_calls,old_calls,new_calls,"
-		      "file,line,func,module,status\n", f);
+		fputs("delta_bytes,old_bytes,new_bytes,delta_calls,old_calls,new_calls,", f);
+		if (o->group)
+			fprintf(f, "%s,sites,status\n", group_name(o));
+		else
+			fputs("file,line,func,module,status\n", f);
 		for (size_t i = 0; i < shown; i++)
-			put_csv_row(f, &rows[i]);
+			put_csv_row(f, &s.rows[i], o);
 	} else if (o->fmt == FMT_JSON) {
-		fprintf(f, "{\"count\":%zu,\"shown\":%zu,\"total_delta_bytes\":%" PRId64
+		fputc('{', f);
+		if (o->group)
+			fprintf(f, "\"group\":\"%s\",", group_name(o));
+		fprintf(f, "\"count\":%zu,\"shown\":%zu,\"total_delta_bytes\":%" PRId64
 			",\"rows\":[", n, shown, tdelta);
 		for (size_t i = 0; i < shown; i++)
-			put_json_row(f, &rows[i], i == 0);
+			put_json_row(f, &s.rows[i], i == 0, o);
 		fputs("\n]}\n", f);
 	} else {
-		put_table(f, rows, n, shown, tdelta, hs, o);
+		put_table(f, s.rows, n, shown, tdelta, hs, o);
 	}
 	rc = out_close(&of, 1);
+	if (!rc && fail_above(s.rows, n, tdelta, o))
+		rc = EX_FINDING;
+	sel_free(&s);
 out:
 	for (e = allocinfo_list_first(l); e; e = allocinfo_entry_next(e))
 		free(allocinfo_entry_get_ptr(e));
-	free(rows);
 	free(boot_a);
 	free(boot_b);
 	allocinfo_list_free(l);

@@ -523,6 +523,31 @@ run diff --json "$T/q1" "$T/q2"
 check "diff: json escapes names" eval '[ "$(jget "d[\"rows\"][0][\"file\"]")" = "a\"b\\c.c" ]'
 cat "$F/v1-later.txt" | "$A" diff --csv "$F/v1.txt" - >"$T/out" 2>"$T/err"; rc=$?
 check "diff: NEW from stdin" eval '[ $rc = 0 ] && has "^32768,0,32768,8,0,8,fs/xfs/xfs_buf.c,410,xfs_buf_alloc,xfs,new$"'
+# ---- diff: --fail-above, --group ----------------------------------------
+# per module: old bytes, new bytes, old calls, new calls, from the fixtures
+modsum() {
+	awk -v m="$1" 'FNR == 1 { k++ } FNR > 2 { mod = $4 ~ /^\[/ ? substr($4, 2, length($4) - 2) : "vmlinux"
+		if (mod == m) { b[k] += $1; c[k] += $2 } } END { printf "%d,%d,%d,%d\n", b[1], b[2], c[1], c[2] }' "$F/v1.txt" "$F/v1-later.txt"
+}
+grew=$(awk 'FNR == 1 { k++ } FNR > 2 { key = $3 " " $NF; if (k == 1) o[key] += $1; else n[key] += $1 } END { for (x in n) if (n[x] - o[x] > 1048576) c++; print c }' "$F/v1.txt" "$F/v1-later.txt")
+run diff --fail-above 1M "$F/v1.txt" "$F/v1-later.txt"
+check "fail-above: exit 4, the site that grew more named" eval '[ $rc = 4 ] && [ "$grew" = 1 ] && errhas "^allocinfo: 1 call site grew by more than 1.0MiB (--fail-above); the most: drivers/foo/bar.c:77 foo_init foo +2.0MiB$" && has "^-- 5 changed call sites"'
+total=$(awk 'FNR == 1 { k++ } FNR > 2 { s[k] += $1 } END { print s[2] - s[1] }' "$F/v1.txt" "$F/v1-later.txt")
+run diff --fail-above 2M --bytes "$F/v1.txt" "$F/v1-later.txt"
+check "fail-above: the total alone (no site grew by more than 2M)" eval '[ $rc = 4 ] && [ $total -gt 2097152 ] && errhas "^allocinfo: the total grew by +$total, more than 2097152 (--fail-above)$" && ! errhas "call site"'
+run diff --fail-above 3M "$F/v1.txt" "$F/v1-later.txt"
+check "fail-above: exit 0 below the limit" eval '[ $rc = 0 ] && ! [ -s "$T/err" ]'
+run diff --fail-above 1M "$F/v1-later.txt" "$F/v1.txt"
+check "fail-above: shrinking is not growing" eval '[ $rc = 0 ]'
+run diff -g module --csv "$F/v1.txt" "$F/v1-later.txt"
+fo=$(modsum foo); xf=$(modsum xfs)
+check "diff -g module: old and new sums per module (csv)" eval '[ $rc = 0 ] && head -1 "$T/out" | grep -q "^delta_bytes,old_bytes,new_bytes,delta_calls,old_calls,new_calls,module,sites,status$" && IFS=, && set -- $fo && has "^$(($2 - $1)),$1,$2,$(($4 - $3)),$3,$4,foo,2,$" && set -- $xf && has "^$(($2 - $1)),0,$2,$4,0,$4,xfs,1,new$" && unset IFS'
+run diff -g module "$F/v1.txt" "$F/v1-later.txt"
+check "diff -g module: table" eval 'head -1 "$T/out" | grep -q "CHANGE .* SITES  MODULE *STATUS" && row1 | grep -q "+2.0MiB .* 2  foo" && has "ext4 *gone$" && has "^-- 4 changed groups"'
+run diff -g dir:1 --json "$F/v1.txt" "$F/v1-later.txt"
+check "diff -g dir:1: json" eval '[ "$(jget "\" \".join(str(x) for x in (d[\"group\"], d[\"rows\"][0][\"key\"], d[\"rows\"][0][\"sites\"], d[\"rows\"][0][\"status\"]))")" = "dir drivers 2 changed" ]'
+run diff -g module --fail-above 1M "$F/v1.txt" "$F/v1-later.txt"
+check "fail-above: with -g, groups" eval '[ $rc = 4 ] && errhas "1 group grew by more than 1.0MiB (--fail-above); the most: foo +2.0MiB"'
 run diff
 check "diff: needs an argument" eval '[ $rc = 2 ]'
 run diff -i 2 "$F/v1.txt" "$F/v1.txt"
