@@ -224,6 +224,17 @@ size_t group_key(const struct opts *o, const struct row *r, char **buf,
 int sort_uses_stats(const struct opts *o);
 const char *key_name(enum key k);
 
+/* strings to 0, 1, 2... in the order they came (select.c) */
+struct strmap {
+	char **keys;
+	size_t n, cap;
+	size_t *slot;		/* index + 1; 0: free */
+	size_t nslot;
+};
+
+size_t strmap_find(struct strmap *m, const char *key, size_t len, int add);
+void strmap_free(struct strmap *m);
+
 struct groups;
 
 /*

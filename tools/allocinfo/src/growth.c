@@ -4,8 +4,11 @@
  *
  * Samples come from re-reading a source, or from snapshot files ordered
  * by their epoch.  Each entry carries its series (times and bytes) in its
- * caller-owned pointer across the reads; a least-squares line through it
- * gives the slope, and the pattern of rises and falls the verdict.
+ * caller-owned pointer across the reads; with --group, each sample's
+ * bytes are summed by group into a series per group name instead.  A
+ * least-squares line through a series gives the slope, and the pattern of
+ * rises and falls the verdict.  Finding a leak suspect is a finding:
+ * exit status 4, for cron jobs and CI.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <err.h>
@@ -15,10 +18,21 @@
 
 #include "cmd.h"
 
-
 struct series {
 	size_t n;
 	double *t, *y;
+	long sample;		/* groups: the sample the last point is from */
+	size_t sites;		/* groups: sites and calls in the last sample */
+	uint64_t calls;
+};
+
+/* the series of the groups, by name */
+struct gseries {
+	struct strmap map;
+	struct series **s;
+	size_t cap;
+	char *kbuf;
+	size_t kcap;
 };
 
 struct grow {
@@ -37,7 +51,7 @@ static int cmp_grow(const void *pa, const void *pb)
 		return b->suspect - a->suspect;
 	if (a->slope != b->slope)
 		return a->slope > b->slope ? -1 : 1;
-	return strcmp(a->r.file, b->r.file);
+	return row_cmp_ties(&a->r, &b->r);
 }
 
 static void fit(struct series *s, double *slope, double *mono, int *suspect)
@@ -75,22 +89,202 @@ static void fit(struct series *s, double *slope, double *mono, int *suspect)
 	*suspect = s->n >= 3 && *slope > 0 && down == 0 && 2 * up >= s->n - 1;
 }
 
+static struct series *series_new(long count)
+{
+	struct series *s = xcalloc(1, sizeof(*s));
+
+	s->t = xcalloc((size_t)count, sizeof(double));
+	s->y = xcalloc((size_t)count, sizeof(double));
+	s->sample = -1;
+	return s;
+}
+
+static void series_free(struct series *s)
+{
+	if (s) {
+		free(s->t);
+		free(s->y);
+		free(s);
+	}
+}
+
+/* Add sample i of the list to the series: per entry, or summed by group. */
+static void sample(struct allocinfo_list *l, long i, double t, long count,
+		   struct gseries *gs, const struct opts *o)
+{
+	for (struct allocinfo_entry *e = allocinfo_list_first(l); e;
+	     e = allocinfo_entry_next(e)) {
+		struct series *s;
+		struct row r;
+		size_t g;
+
+		if (allocinfo_entry_vanished(e))
+			continue;
+		if (!o->group) {
+			if (!(s = allocinfo_entry_get_ptr(e))) {
+				s = series_new(count);
+				allocinfo_entry_set_ptr(e, s);
+			}
+			s->t[s->n] = t;
+			s->y[s->n++] = (double)allocinfo_entry_bytes(e);
+			continue;
+		}
+		row_fill(&r, e);
+		g = strmap_find(&gs->map, gs->kbuf, group_key(o, &r, &gs->kbuf, &gs->kcap), 1);
+		if (g >= gs->cap) {
+			gs->s = xrealloc(gs->s, g + 64, sizeof(*gs->s));
+			memset(gs->s + gs->cap, 0, (g + 64 - gs->cap) * sizeof(*gs->s));
+			gs->cap = g + 64;
+		}
+		if (!(s = gs->s[g]))
+			s = gs->s[g] = series_new(count);
+		if (s->sample != i) {
+			s->sample = i;
+			s->t[s->n] = t;
+			s->y[s->n++] = 0;
+			s->sites = 0;
+			s->calls = 0;
+		}
+		s->y[s->n - 1] += (double)r.bytes;
+		s->calls = sat_addu(s->calls, r.calls);
+		s->sites++;
+	}
+}
+
+/* a series with a rising line, as a row of the output; 0 if none */
+static int grow_of(struct grow *x, struct series *s)
+{
+	if (!s || s->n < 2)
+		return 0;
+	fit(s, &x->slope, &x->mono, &x->suspect);
+	if (x->slope <= 0)
+		return 0;
+	x->n = s->n;
+	x->first = d2i64(s->y[0]);
+	x->last = d2i64(s->y[s->n - 1]);
+	return 1;
+}
+
+static const char *verdict(const struct grow *g)
+{
+	return g->suspect ? "leak-suspect" : "growing";
+}
+
+static void put_table(FILE *f, const struct grow *g, size_t ng, size_t shown,
+		      long count, const struct opts *o)
+{
+	struct namew w;
+	int wk = 6;
+
+	namew_init(&w);
+	for (size_t i = 0; i < shown; i++) {
+		if (o->group)
+			wk = text_width(g[i].r.key) > wk ? text_width(g[i].r.key) : wk;
+		else
+			namew_add(&w, &g[i].r);
+	}
+	fprintf(f, "%12s %5s %10s %10s %3s  ", "SLOPE/s", "MONO", "FIRST", "LAST", "N");
+	if (o->group)
+		fprintf(f, "%6s  %-*s %s\n", "SITES", wk, group_title(o), "VERDICT");
+	else
+		fprintf(f, "%-*s %-*s %-*s %s\n", w.loc, "LOCATION", w.func, "FUNCTION",
+			w.mod, "MODULE", "VERDICT");
+	for (size_t i = 0; i < shown; i++) {
+		char s[40], fb[32], lb[32];
+
+		fprintf(f, "%12s %5.2f %10s %10s %3zu  ",
+			fmt_rate(s, sizeof(s), g[i].slope, o->raw), g[i].mono,
+			fmt_size(fb, sizeof(fb), g[i].first, o->raw),
+			fmt_size(lb, sizeof(lb), g[i].last, o->raw), g[i].n);
+		if (o->group) {
+			fprintf(f, "%6zu  ", g[i].r.sites);
+			put_padded(f, g[i].r.key, wk, 1);
+		} else {
+			put_loc(f, g[i].r.file, g[i].r.line, w.loc);
+			fputc(' ', f);
+			put_padded(f, g[i].r.func, w.func, 1);
+			fputc(' ', f);
+			put_padded(f, modname(g[i].r.module), w.mod, 1);
+		}
+		fprintf(f, " %s\n", verdict(&g[i]));
+	}
+	fprintf(f, "-- %zu growing %s (%zu shown) over %ld samples\n", ng,
+		o->group ? "groups" : "call sites", shown, count);
+}
+
+static void put_csv(FILE *f, const struct grow *g, size_t shown,
+		    const struct opts *o)
+{
+	fputs("slope,mono,first,last,samples,", f);
+	if (o->group)
+		fprintf(f, "%s,sites,verdict\n", group_name(o));
+	else
+		fputs("file,line,func,module,verdict\n", f);
+	for (size_t i = 0; i < shown; i++) {
+		fprintf(f, "%.1f,%.2f,%" PRId64 ",%" PRId64 ",%zu,", g[i].slope, g[i].mono,
+			g[i].first, g[i].last, g[i].n);
+		if (o->group) {
+			put_csv_str(f, g[i].r.key);
+			fprintf(f, ",%zu,%s\n", g[i].r.sites, verdict(&g[i]));
+			continue;
+		}
+		put_csv_str(f, g[i].r.file);
+		fprintf(f, ",%lu,", g[i].r.line);
+		put_csv_str(f, g[i].r.func);
+		fputc(',', f);
+		put_csv_str(f, modname(g[i].r.module));
+		fprintf(f, ",%s\n", verdict(&g[i]));
+	}
+}
+
+static void put_json(FILE *f, const struct grow *g, size_t ng, size_t shown,
+		     size_t suspects, long count, const struct opts *o)
+{
+	fputc('{', f);
+	if (o->group)
+		fprintf(f, "\"group\":\"%s\",", group_name(o));
+	fprintf(f, "\"samples\":%ld,\"count\":%zu,\"shown\":%zu,\"suspects\":%zu,\"rows\":[",
+		count, ng, shown, suspects);
+	for (size_t i = 0; i < shown; i++) {
+		fprintf(f, "%s\n{\"slope\":%.1f,\"mono\":%.2f,\"first\":%" PRId64
+			",\"last\":%" PRId64 ",\"samples\":%zu", i ? "," : "", g[i].slope,
+			g[i].mono, g[i].first, g[i].last, g[i].n);
+		if (o->group) {
+			fprintf(f, ",\"sites\":%zu,\"key\":", g[i].r.sites);
+			put_json_str(f, g[i].r.key);
+		} else {
+			fputs(",\"file\":", f);
+			put_json_str(f, g[i].r.file);
+			fprintf(f, ",\"line\":%lu,\"func\":", g[i].r.line);
+			put_json_str(f, g[i].r.func);
+			fputs(",\"module\":", f);
+			put_json_str(f, modname(g[i].r.module));
+		}
+		fprintf(f, ",\"verdict\":\"%s\"}", verdict(&g[i]));
+	}
+	fputs("\n]}\n", f);
+}
+
 int cmd_growth(int npos, char **pos, struct opts *o)
 {
 	struct allocinfo_list *l = list_new();
 	struct allocinfo_query *q = query_new(o, 0);
 	struct allocinfo_entry *e;
 	struct grow *g = NULL;
+	struct gseries gs = { 0 };
+	struct outfile of;
+	size_t ng = 0, shown, suspects = 0;
 	long count = o->count >= 0 ? o->count : 5;
 	double delay = o->delay >= 0 ? o->delay : 1.0, t0 = now_sec();
-	size_t ng = 0, shown;
-	struct namew w;
 	/* one argument is a source to sample, like -f; several are snapshots */
 	int rc = 0, offline = npos > 1;
 	const char *input = npos == 1 ? pos[0] : o->input;
+	FILE *f;
 
-	if (o->fmt != FMT_TABLE || o->group || o->output || o->iterations >= 0 || o->unchanged)
-		usage_error("growth shows a table; --group, formats, -o, -i and --unchanged do not apply");
+	if (o->fmt != FMT_TABLE && o->fmt != FMT_JSON && o->fmt != FMT_CSV)
+		usage_error("growth prints a table, --json or --csv");
+	if (o->iterations >= 0 || o->unchanged)
+		usage_error("-i and --unchanged do not apply to growth");
 	if (npos && o->input)
 		usage_error("give the source either with -f or as an argument");
 	if (offline) {
@@ -119,76 +313,68 @@ int cmd_growth(int npos, char **pos, struct opts *o)
 			t = ep ? strtod(ep, NULL) : (double)i * delay;
 		else
 			t = now_sec() - t0;
-		for (e = allocinfo_list_first(l); e; e = allocinfo_entry_next(e)) {
-			struct series *s = allocinfo_entry_get_ptr(e);
-
-			if (allocinfo_entry_vanished(e))
-				continue;
-			if (!s) {
-				s = xcalloc(1, sizeof(*s));
-				s->t = xcalloc((size_t)count, sizeof(double));
-				s->y = xcalloc((size_t)count, sizeof(double));
-				allocinfo_entry_set_ptr(e, s);
-			}
-			s->t[s->n] = t;
-			s->y[s->n] = (double)allocinfo_entry_bytes(e);
-			s->n++;
-		}
+		sample(l, i, t, count, &gs, o);
 		if (!offline && i + 1 < count)
 			sleep_sec(delay);
 	}
-	g = xcalloc(allocinfo_list_count(l), sizeof(*g));
-	for (e = allocinfo_list_first(l); e; e = allocinfo_entry_next(e)) {
-		struct series *s = allocinfo_entry_get_ptr(e);
-		struct grow *x = &g[ng];
+	/* the rising series that pass the filters (on their last sample) */
+	if (o->group) {
+		g = xcalloc(gs.map.n, sizeof(*g));
+		for (size_t i = 0; i < gs.map.n; i++) {
+			struct grow *x = &g[ng];
 
-		if (!s || s->n < 2)
-			continue;
-		fit(s, &x->slope, &x->mono, &x->suspect);
-		if (x->slope <= 0)
-			continue;
-		row_fill(&x->r, e);
-		if (!row_values_match(&x->r, o))
-			continue;
-		x->n = s->n;
-		x->first = d2i64(s->y[0]);
-		x->last = d2i64(s->y[s->n - 1]);
-		ng++;
-	}
-	if (ng > 1)
-		qsort(g, ng, sizeof(*g), cmp_grow);
-	shown = limit_of(o, 1);
-	shown = shown < ng ? shown : ng;
-	namew_init(&w);
-	for (size_t i = 0; i < shown; i++)
-		namew_add(&w, &g[i].r);
-	printf("%12s %5s %10s %10s %3s  %-*s %-*s %-*s %s\n", "SLOPE/s", "MONO", "FIRST",
-	       "LAST", "N", w.loc, "LOCATION", w.func, "FUNCTION", w.mod, "MODULE",
-	       "VERDICT");
-	for (size_t i = 0; i < shown; i++) {
-		char s[40], f[32], la[32];
+			if (!grow_of(x, gs.s[i]))
+				continue;
+			memset(&x->r, 0, sizeof(x->r));
+			x->r.key = gs.map.keys[i];
+			x->r.file = x->r.func = x->r.module = x->r.key;
+			x->r.bytes = x->last;
+			x->r.calls = gs.s[i]->calls;
+			x->r.sites = gs.s[i]->sites;
+			if (row_values_match(&x->r, o))
+				ng++;
+		}
+	} else {
+		g = xcalloc(allocinfo_list_count(l), sizeof(*g));
+		for (e = allocinfo_list_first(l); e; e = allocinfo_entry_next(e)) {
+			struct grow *x = &g[ng];
 
-		printf("%12s %5.2f %10s %10s %3zu  ", fmt_rate(s, sizeof(s), g[i].slope, o->raw),
-		       g[i].mono, fmt_size(f, sizeof(f), g[i].first, o->raw),
-		       fmt_size(la, sizeof(la), g[i].last, o->raw), g[i].n);
-		put_loc(stdout, g[i].r.file, g[i].r.line, w.loc);
-		putchar(' ');
-		put_padded(stdout, g[i].r.func, w.func, 1);
-		putchar(' ');
-		put_padded(stdout, modname(g[i].r.module), w.mod, 1);
-		printf(" %s\n", g[i].suspect ? "leak-suspect" : "growing");
-	}
-	printf("-- %zu growing call sites (%zu shown) over %ld samples\n", ng, shown, count);
-out:
-	for (e = allocinfo_list_first(l); e; e = allocinfo_entry_next(e)) {
-		struct series *s = allocinfo_entry_get_ptr(e);
-
-		if (s) {
-			free(s->t);
-			free(s->y);
-			free(s);
+			if (!grow_of(x, allocinfo_entry_get_ptr(e)))
+				continue;
+			row_fill(&x->r, e);
+			if (row_values_match(&x->r, o))
+				ng++;
 		}
 	}
+	for (size_t i = 0; i < ng; i++)
+		suspects += g[i].suspect;
+	if (ng > 1)
+		qsort(g, ng, sizeof(*g), cmp_grow);
+	shown = limit_of(o, o->fmt == FMT_TABLE);
+	shown = shown < ng ? shown : ng;
+	f = out_open(&of, o, 0644);
+	if (o->fmt == FMT_CSV)
+		put_csv(f, g, shown, o);
+	else if (o->fmt == FMT_JSON)
+		put_json(f, g, ng, shown, suspects, count, o);
+	else
+		put_table(f, g, ng, shown, count, o);
+	rc = out_close(&of, 1);
+	if (!rc && suspects) {
+		warnx("%zu leak suspect%s: %s that rose in most intervals and never fell",
+		      suspects, suspects == 1 ? "" : "s",
+		      o->group ? (suspects == 1 ? "a group" : "groups") :
+		      (suspects == 1 ? "a call site" : "call sites"));
+		rc = EX_FINDING;
+	}
+out:
+	for (e = allocinfo_list_first(l); e; e = allocinfo_entry_next(e))
+		series_free(allocinfo_entry_get_ptr(e));
+	for (size_t i = 0; i < gs.map.n; i++)
+		series_free(gs.s[i]);
+	free(gs.s);
+	free(gs.kbuf);
+	strmap_free(&gs.map);
 	free(g);
 	allocinfo_list_free(l);
 	allocinfo_query_free(q);

@@ -346,13 +346,10 @@ size_t group_key(const struct opts *o, const struct row *r, char **buf,
 	return n;
 }
 
-struct groups {
-	size_t *slot;		/* index + 1 into the selection's rows; 0: free */
-	size_t nslot;
-	char *kbuf;
-	size_t kcap;
-};
-
+/*
+ * A map from strings to the numbers 0, 1, 2... in the order they were
+ * added: open addressing on an FNV-1a hash, kept at most half full.
+ */
 static uint64_t str_hash(const char *s, size_t n)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
@@ -364,42 +361,79 @@ static uint64_t str_hash(const char *s, size_t n)
 	return h ^ (h >> 29);
 }
 
-static void groups_grow(struct sel *s)
+static void strmap_grow(struct strmap *m)
 {
-	struct groups *g = s->g;
-	size_t nn = g->nslot ? g->nslot * 2 : 64;
+	size_t nn = m->nslot ? m->nslot * 2 : 64;
 	size_t *ns = xcalloc(nn, sizeof(*ns));
 
-	for (size_t i = 0; i < s->n; i++) {
-		size_t h = (size_t)str_hash(s->rows[i].key, strlen(s->rows[i].key)) & (nn - 1);
+	for (size_t i = 0; i < m->n; i++) {
+		size_t h = (size_t)str_hash(m->keys[i], strlen(m->keys[i])) & (nn - 1);
 
 		while (ns[h])
 			h = (h + 1) & (nn - 1);
 		ns[h] = i + 1;
 	}
-	free(g->slot);
-	g->slot = ns;
-	g->nslot = nn;
+	free(m->slot);
+	m->slot = ns;
+	m->nslot = nn;
 }
+
+/* The number of key (len bytes); a new one if add, else SIZE_MAX. */
+size_t strmap_find(struct strmap *m, const char *key, size_t len, int add)
+{
+	size_t h;
+
+	if (2 * (m->n + 1) > m->nslot)
+		strmap_grow(m);
+	h = (size_t)str_hash(key, len) & (m->nslot - 1);
+	for (; m->slot[h]; h = (h + 1) & (m->nslot - 1)) {
+		const char *k = m->keys[m->slot[h] - 1];
+
+		if (!strncmp(k, key, len) && !k[len])
+			return m->slot[h] - 1;
+	}
+	if (!add)
+		return SIZE_MAX;
+	if (m->n == m->cap) {
+		m->cap = m->cap ? 2 * m->cap : 64;
+		m->keys = xrealloc(m->keys, m->cap, sizeof(*m->keys));
+	}
+	m->keys[m->n] = xmalloc(len + 1);
+	memcpy(m->keys[m->n], key, len);
+	m->keys[m->n][len] = '\0';
+	m->slot[h] = ++m->n;
+	return m->n - 1;
+}
+
+void strmap_free(struct strmap *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		free(m->keys[i]);
+	free(m->keys);
+	free(m->slot);
+	memset(m, 0, sizeof(*m));
+}
+
+struct groups {
+	struct strmap map;	/* group name -> index in the selection's rows */
+	char *kbuf;
+	size_t kcap;
+};
 
 static void group_add(struct sel *s, const struct row *r)
 {
 	struct groups *g = s->g;
 	const struct opts *o = s->o;
-	size_t len = group_key(o, r, &g->kbuf, &g->kcap), h;
+	size_t len = group_key(o, r, &g->kbuf, &g->kcap);
+	size_t i = strmap_find(&g->map, g->kbuf, len, 1);
 	struct row *t;
 
-	if (2 * (s->n + 1) > g->nslot)
-		groups_grow(s);
-	h = (size_t)str_hash(g->kbuf, len) & (g->nslot - 1);
-	while (g->slot[h] && strcmp(s->rows[g->slot[h] - 1].key, g->kbuf))
-		h = (h + 1) & (g->nslot - 1);
-	if (!g->slot[h]) {
+	if (i == s->n) {
 		if (s->n == s->cap) {
 			s->cap = s->cap ? 2 * s->cap : 64;
 			s->rows = xrealloc(s->rows, s->cap, sizeof(*s->rows));
 		}
-		t = &s->rows[s->n];
+		t = &s->rows[s->n++];
 		*t = *r;
 		t->e = NULL;
 		t->own = NULL;
@@ -409,10 +443,9 @@ static void group_add(struct sel *s, const struct row *r)
 		t->file = o->group == G_FILE || o->group == G_DIR ? t->key : "";
 		t->func = o->group == G_FUNC ? t->key : "";
 		t->module = o->group == G_MODULE ? t->key : "";
-		g->slot[h] = ++s->n;
 		return;
 	}
-	t = &s->rows[g->slot[h] - 1];
+	t = &s->rows[i];
 	t->bytes = sat_add(t->bytes, r->bytes);
 	t->old_bytes = sat_add(t->old_bytes, r->old_bytes);
 	t->calls = sat_addu(t->calls, r->calls);
@@ -512,7 +545,7 @@ void sel_free(struct sel *s)
 	free(s->rows);
 	row_release(&s->worst);
 	if (s->g) {
-		free(s->g->slot);
+		strmap_free(&s->g->map);
 		free(s->g->kbuf);
 		free(s->g);
 	}

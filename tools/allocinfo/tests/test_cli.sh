@@ -657,18 +657,33 @@ for k in 0 1 2 3; do
 done
 run growth "$T/g0" "$T/g1" "$T/g2" "$T/g3" -a --bytes
 want=$(awk '/func:/ && $1 > 0 { split($NF, a, "_"); if (a[2] % 7 == 3) n++ } END { print n }' "$T/g0")
-check "growth: offline snapshots find the growing sites" eval '[ $rc = 0 ] && [ $(grep -c "leak-suspect" "$T/out") = $want ] && has "^-- $want growing call sites"'
+check "growth: offline snapshots find the growing sites, exit 4 for suspects" eval '[ $rc = 4 ] && [ $(grep -c "leak-suspect" "$T/out") = $want ] && has "^-- $want growing call sites" && errhas "^allocinfo: $want leak suspects"'
 b0=$(awk '/func:function_3$/ { print $1 }' "$T/g0")
 slope=$(awk -v b="$b0" 'BEGIN { printf "%.1f", b / 10 }')
 check "growth: least-squares slope in bytes/s" eval 'grep -Eq "^ *$slope +1.00 +$b0 +$((b0 * 4)) +4 .*function_3 .*leak-suspect" "$T/out"'
 cp "$T/out" "$T/fwd"
 run growth "$T/g3" "$T/g1" "$T/g0" "$T/g2" -a --bytes
 check "growth: samples are ordered by their epoch" eval 'cmp -s "$T/out" "$T/fwd"'
+run growth --json "$T/g0" "$T/g1" "$T/g2" "$T/g3"
+check "growth: json rows, slopes and verdicts" eval '[ $rc = 4 ] && [ "$(jget "\" \".join(str(x) for x in [d[\"count\"], d[\"suspects\"], d[\"samples\"], len(d[\"rows\"])] + [[r[\"slope\"], r[\"first\"], r[\"last\"], r[\"verdict\"]] for r in d[\"rows\"] if r[\"func\"] == \"function_3\"][0])")" = "$want $want 4 $want $slope $b0 $((b0 * 4)) leak-suspect" ]'
+run growth --csv -o "$T/gr.csv" "$T/g0" "$T/g1" "$T/g2" "$T/g3"
+check "growth: csv to -o FILE" eval '[ $rc = 4 ] && ! [ -s "$T/out" ] && head -1 "$T/gr.csv" | grep -q "^slope,mono,first,last,samples,file,line,func,module,verdict$" && grep -q "^$slope,1.00,$b0,$((b0 * 4)),4,[^,]*,[0-9]*,function_3,[^,]*,leak-suspect$" "$T/gr.csv"'
+# per module: bytes summed at each epoch, least-squares slope, with awk
+gslope() {
+	awk -v m="$1" 'FNR == 1 { k++ } /^# epoch:/ { t[k] = $3 } / func:/ { mod = $4 ~ /^\[/ ? substr($4, 2, length($4) - 2) : "vmlinux"; if (mod == m) y[k] += $1 }
+	END { for (i = 1; i <= k; i++) { mt += t[i] / k; my += y[i] / k }
+		for (i = 1; i <= k; i++) { sxy += (t[i] - mt) * (y[i] - my); sxx += (t[i] - mt) ^ 2 }
+		printf "%.1f\n", sxy / sxx }' "$T/g0" "$T/g1" "$T/g2" "$T/g3"
+}
+run growth -g module --csv "$T/g0" "$T/g1" "$T/g2" "$T/g3"
+check "growth -g module: a module's slope is the slope of its summed bytes" eval '[ $rc = 4 ] && head -1 "$T/out" | grep -q "^slope,mono,first,last,samples,module,sites,verdict$" && grep -q "^$(gslope vmlinux),1.00,[0-9]*,[0-9]*,4,vmlinux,[0-9]*,leak-suspect$" "$T/out" && [ "$(gslope foo)" = 0.0 ] && ! grep -q ",foo," "$T/out"'
+run growth -g module "$T/g0" "$T/g1" "$T/g2" "$T/g3"
+check "growth -g module: table" eval 'head -1 "$T/out" | grep -q "SLOPE/s .* SITES  MODULE *VERDICT" && has "^-- [0-9]* growing groups"'
 for k in 0 1 2 3; do
 	{ echo "# epoch: $((1000 + 10 * k))"; "$GEN" 60 7 1 $((3 - k)); } >"$T/h$k"
 done
 run growth "$T/h0" "$T/h1" "$T/h2" "$T/h3"
-check "growth: shrinking sites are not listed" eval '[ $rc = 0 ] && has "^-- 0 growing call sites"'
+check "growth: shrinking sites are not listed, exit 0" eval '[ $rc = 0 ] && has "^-- 0 growing call sites" && ! [ -s "$T/err" ]'
 run growth -d 60 "$F/v1.txt" "$F/v1-later.txt"
 check "growth: two samples grow but are not leak suspects" eval '[ $rc = 0 ] && has "^-- 3 growing call sites" && ! has "leak-suspect" && has "^ *0.1B .*kmalloc_noprof"'
 run growth -c 3 -d 0.1 -f "$F/v1.txt"
