@@ -40,8 +40,9 @@ static void usage(FILE *f)
 	      "Selection and order:\n"
 	      "  -n, --lines N           show the first N rows (table default 20)\n"
 	      "  -a, --all               show all rows\n"
-	      "  -s, --sort KEYS         comma-separated keys: bytes calls avg rate file\n"
-	      "                          line func module allocs churn failed slack;\n"
+	      "  -s, --sort KEYS         comma-separated keys: bytes calls avg file line\n"
+	      "                          func module allocs churn failed slack, and in\n"
+	      "                          top rate change;\n"
 	      "                          prefix - descending, + ascending\n"
 	      "                          (default: bytes, descending)\n"
 	      "      --module RE         keep modules matching RE (vmlinux: built-in)\n"
@@ -167,8 +168,8 @@ static void parse_sort(struct opts *o, const char *s)
 {
 	static const struct { const char *name; enum key k; int desc; } keys[] = {
 		{ "bytes", K_BYTES, 1 }, { "calls", K_CALLS, 1 }, { "avg", K_AVG, 1 },
-		{ "rate", K_RATE, 1 }, { "file", K_FILE, 0 }, { "line", K_LINE, 0 },
-		{ "func", K_FUNC, 0 }, { "module", K_MODULE, 0 },
+		{ "rate", K_RATE, 1 }, { "change", K_CHANGE, 1 }, { "file", K_FILE, 0 },
+		{ "line", K_LINE, 0 }, { "func", K_FUNC, 0 }, { "module", K_MODULE, 0 },
 		{ "allocs", K_ALLOCS, 1 }, { "churn", K_CHURN, 1 },
 		{ "failed", K_FAILED, 1 }, { "slack", K_SLACK, 1 },
 	};
@@ -186,8 +187,8 @@ static void parse_sort(struct opts *o, const char *s)
 				break;
 		if (i == sizeof(keys) / sizeof(keys[0]))
 			usage_error("unknown sort key '%s' (keys: bytes, calls, avg, rate, "
-				    "file, line, func, module, allocs, churn, failed, slack)",
-				    tok);
+				    "change, file, line, func, module, allocs, churn, failed, "
+				    "slack)", tok);
 		if (o->nsort == 16)
 			usage_error("too many sort keys");
 		o->sort[o->nsort].key = keys[i].k;
@@ -342,9 +343,9 @@ static void check_opts(const struct opts *o)
 	if (o->fail_above_set && o->cmd != C_DIFF)
 		usage_error("--fail-above checks the growth diff finds");
 	for (int i = 0; i < o->nsort && o->cmd != C_TOP; i++)
-		if (o->sort[i].key == K_RATE)
-			usage_error("sort key 'rate' is the rate of change that only "
-				    "top measures");
+		if (o->sort[i].key == K_RATE || o->sort[i].key == K_CHANGE)
+			usage_error("sort key '%s' is a change that only top measures",
+				    key_name(o->sort[i].key));
 }
 
 int main(int argc, char **argv)

@@ -1,19 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * top.c - the profile refreshed like slabtop
+ * top.c - the profile refreshed like slabtop, for a terminal left open
  *
- * The list is re-read every delay seconds; each entry keeps, in its
- * caller-owned u64, its bytes at the previous sample, and in its pointer a
- * mark that it was there, so rates need no copy of the previous sample.
- * A site the previous sample lacked is new (its bytes came from nothing);
- * a vanished one is shown once as gone (its bytes went to nothing) and
- * pruned at the next tick: both count in the rates and in the total's
- * change.  Only the rows shown are selected (a bounded heap).
+ * The list is re-read every delay seconds.  Each entry carries, in its
+ * caller-owned pointer, what top knows of it: its bytes at the previous
+ * sample and at the first one, and what the last read made of them (rate,
+ * change since the start, new or gone), so a redraw on a key press needs
+ * no read and no copy of the previous sample.  A site the previous sample
+ * lacked is new (its bytes came from nothing); a vanished one is shown once
+ * as gone (its bytes went to nothing) and pruned at the next tick: both
+ * count in the rates, the change since the start and the totals.
+ *
+ * Only the rows on the screen are selected (a bounded heap), or summed by
+ * group with -g.  On a terminal: scrolling, a "/" filter (an extended
+ * regular expression on "file:line function module", or on a group's
+ * name), every sort key of the table on a key, reverse order; a read that
+ * fails after the first is shown in the status line and the last good
+ * sample stays.  Not on a terminal, each refresh is printed as a batch.
  */
 #define _DEFAULT_SOURCE
 #include <err.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <regex.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -28,7 +37,6 @@
 static volatile sig_atomic_t stop;
 static struct termios saved_tio;
 static int tio_saved;
-static char seen_mark;
 
 static void on_signal(int sig)
 {
@@ -44,134 +52,435 @@ static void tty_restore(void)
 	}
 }
 
-struct screen {
-	int tty;
-	int cols;		/* > 0: cut lines to the terminal width */
-	int rows;
+/* what top knows of a call site (the entry's caller-owned pointer) */
+struct site {
+	int64_t prev;		/* bytes at the previous sample */
+	int64_t start;		/* bytes at the first sample; 0 if it came later */
+	double rate;		/* of the last read */
+	int64_t change;		/* since the first sample */
+	enum status status;
+};
+
+struct top {
+	struct opts *o;
+	const char *src;
+	struct allocinfo_list *l;
+	struct sel s;
+	int tty, cols, rows;
+	size_t offset;		/* first row shown (scrolling) */
+	size_t page;		/* rows that fit */
+	regex_t re;		/* the "/" filter */
+	int have_re;
+	char pattern[256];	/* the filter's text, or the one being typed */
+	size_t plen;
+	int typing;		/* reading a filter after "/" */
+	char status[512];	/* a message for the status line */
+	char sampled[16];	/* time of the last good sample */
 	FILE *mem;		/* the line being built */
 	char *buf;
 	size_t len;
 };
 
-/* end the line being built, cut to the terminal's width */
-static void line_end(struct screen *sc)
-{
-	fflush(sc->mem);
-	if (sc->cols > 0 && sc->len > (size_t)sc->cols)
-		sc->len = (size_t)sc->cols;
-	fwrite(sc->buf, 1, sc->len, stdout);
-	fputc('\n', stdout);
-	rewind(sc->mem);
-	sc->len = 0;
-}
+/* ---- samples ---------------------------------------------------------- */
 
-/*
- * How many rows top shows: -n, -a, or what fits the terminal (20 when not
- * a terminal).
- */
-static size_t top_limit(struct screen *sc, const struct opts *o)
+static void free_gone(struct allocinfo_list *l)
 {
-	if (sc->tty) {
-		struct winsize ws;
-
-		sc->cols = 0;
-		sc->rows = 0;
-		if (!ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws)) {
-			sc->rows = ws.ws_row;
-			sc->cols = ws.ws_col > 1 ? ws.ws_col - 1 : 0;
+	for (struct allocinfo_entry *e = allocinfo_list_first(l); e;
+	     e = allocinfo_entry_next(e))
+		if (allocinfo_entry_vanished(e)) {
+			free(allocinfo_entry_get_ptr(e));
+			allocinfo_entry_set_ptr(e, NULL);
 		}
-		if (o->limit == LIMIT_DEFAULT && sc->rows > 5)
-			return (size_t)sc->rows - 4;
-	}
-	return limit_of(o, 1);
+	allocinfo_list_prune(l);
 }
 
-static void draw(struct screen *sc, const struct sel *s, const char *src,
-		 const struct opts *o)
+/* After a good read: rates over dt, changes since the start, new and gone. */
+static void update(struct allocinfo_list *l, double dt, int first)
 {
-	char b[32], r[40], t[32], tr[40], when[32], c[32];
+	for (struct allocinfo_entry *e = allocinfo_list_first(l); e;
+	     e = allocinfo_entry_next(e)) {
+		struct site *st = allocinfo_entry_get_ptr(e);
+		int64_t cur = allocinfo_entry_vanished(e) ? 0 : allocinfo_entry_bytes(e);
+
+		if (!st) {
+			st = xcalloc(1, sizeof(*st));
+			allocinfo_entry_set_ptr(e, st);
+			/* at the first sample, the start; later, new: from nothing */
+			st->start = st->prev = first ? cur : 0;
+			st->status = first ? ST_SAME : ST_NEW;
+		} else {
+			st->status = allocinfo_entry_vanished(e) ? ST_GONE : ST_SAME;
+		}
+		st->rate = dt > 0 ? ((double)cur - (double)st->prev) / dt : 0;
+		st->change = sat_sub(cur, st->start);
+		st->prev = cur;
+	}
+}
+
+/* Does the row pass the "/" filter? */
+static int filter_match(struct top *t, const struct row *r)
+{
+	char *s = NULL;
+	size_t n = 0;
+	FILE *m;
+	int hit;
+
+	if (!t->have_re)
+		return 1;
+	if (r->key)
+		return !regexec(&t->re, r->key, 0, NULL, 0);
+	m = open_memstream(&s, &n);
+	if (!m)
+		err(EX_RUNTIME, "open_memstream");
+	fprintf(m, "%s:%lu %s %s", r->file, r->line, r->func, modname(r->module));
+	fclose(m);
+	hit = !regexec(&t->re, s, 0, NULL, 0);
+	free(s);
+	return hit;
+}
+
+/* The rows of the sample into the selection: the first k, or all groups. */
+static void select_rows(struct top *t, size_t k)
+{
+	struct opts *o = t->o;
+
+	sel_free(&t->s);
+	sel_init(&t->s, o, k, 0);
+	for (const struct allocinfo_entry *e = allocinfo_list_first(t->l); e;
+	     e = allocinfo_entry_next(e)) {
+		const struct site *st = allocinfo_entry_get_ptr(e);
+		struct row r;
+
+		if (!st)
+			continue;
+		row_fill(&r, e);
+		r.status = st->status;
+		r.rate = st->rate;
+		r.change = st->change;
+		if (st->status == ST_GONE) {
+			r.bytes = 0;
+			r.calls = 0;
+		}
+		if (!row_values_match(&r, o) || (!o->group && !filter_match(t, &r)))
+			continue;
+		sel_add(&t->s, &r);
+	}
+	sel_finish(&t->s);
+	if (o->group && t->have_re) {
+		size_t n = 0;
+
+		for (size_t i = 0; i < t->s.n; i++)
+			if (filter_match(t, &t->s.rows[i]))
+				t->s.rows[n++] = t->s.rows[i];
+			else
+				row_release(&t->s.rows[i]);
+		t->s.n = n;
+	}
+}
+
+/* ---- drawing ---------------------------------------------------------- */
+
+/* end the line being built, cut to the terminal's width */
+static void line_end(struct top *t)
+{
+	fflush(t->mem);
+	if (t->cols > 0 && t->len > (size_t)t->cols)
+		t->len = (size_t)t->cols;
+	fwrite(t->buf, 1, t->len, stdout);
+	fputc('\n', stdout);
+	rewind(t->mem);
+	t->len = 0;
+}
+
+static void window_size(struct top *t)
+{
+	struct winsize ws;
+
+	t->cols = t->rows = 0;
+	if (t->tty && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws)) {
+		t->rows = ws.ws_row;
+		t->cols = ws.ws_col > 1 ? ws.ws_col - 1 : 0;
+	}
+	/* header, status line, column titles, and one line to spare */
+	if (t->o->limit == LIMIT_DEFAULT && t->tty && t->rows > 5)
+		t->page = (size_t)t->rows - 4;
+	else
+		t->page = limit_of(t->o, 1);
+}
+
+static void put_status(struct top *t)
+{
+	const struct opts *o = t->o;
+	size_t first = t->s.n > t->offset ? t->offset + 1 : 0, last = t->s.n;
+	FILE *f = t->mem;
+
+	if (t->typing) {
+		fprintf(f, "filter (extended regex, empty: none, Esc: cancel): /%.*s_",
+			(int)t->plen, t->pattern);
+		return;
+	}
+	fprintf(f, "sort %s%s  rows %zu-%zu of %zu", key_name(o->sort[0].key),
+		o->sort[0].desc ? " (descending)" : " (ascending)", first, last,
+		t->s.matched);
+	if (t->have_re)
+		fprintf(f, "  filter /%s/", t->pattern);
+	if (t->status[0])
+		fprintf(f, "  %s", t->status);
+	else
+		fputs("  keys: b c a r s f l n m < > sort  R reverse  / filter"
+		      "  arrows PgUp PgDn Home End  q quit", f);
+}
+
+static void draw(struct top *t)
+{
+	const struct opts *o = t->o;
+	const struct sel *s = &t->s;
+	char b[32], r[40], tb[32], tr[40], ch[32], c[32], when[32];
 	time_t now = time(NULL);
 	struct namew w;
-	FILE *f = sc->mem;
+	FILE *f = t->mem;
+	int wk = 6;
 
 	strftime(when, sizeof(when), "%H:%M:%S", localtime(&now));
-	if (sc->tty)
+	if (t->tty)
 		fputs("\033[H\033[2J", stdout);
-	fprintf(f, "allocinfo top - %s  %zu sites  total %s  change %s/s%s  ", when,
-		s->matched, fmt_size(t, sizeof(t), s->total_bytes, o->raw),
+	fprintf(f, "allocinfo top - %s  %zu %s  total %s  change %s/s  since start %s  ",
+		when, s->matched, o->group ? "groups" : "sites",
+		fmt_size(tb, sizeof(tb), s->total_bytes, o->raw),
 		fmt_size(tr, sizeof(tr), d2i64(s->total_rate), o->raw),
-		sc->tty ? "  [b]ytes [c]alls [r]ate [q]uit" : "");
-	put_text(f, src);
-	line_end(sc);
+		fmt_delta(ch, sizeof(ch), s->total_change, o->raw));
+	put_text(f, t->src);
+	line_end(t);
+	if (t->tty) {
+		put_status(t);
+		line_end(t);
+	}
 	namew_init(&w);
-	for (size_t i = 0; i < s->n; i++)
-		namew_add(&w, &s->rows[i]);
-	fprintf(f, "%10s %10s %12s  %-*s %-*s %-*s %s", "BYTES", "CALLS", "RATE/s",
-		w.loc, "LOCATION", w.func, "FUNCTION", w.mod, "MODULE", "STATUS");
-	line_end(sc);
-	for (size_t i = 0; i < s->n; i++) {
+	for (size_t i = t->offset; i < s->n; i++) {
+		if (o->group)
+			wk = text_width(s->rows[i].key) > wk ? text_width(s->rows[i].key) : wk;
+		else
+			namew_add(&w, &s->rows[i]);
+	}
+	fprintf(f, "%10s %10s %12s %10s  ", "BYTES", "CALLS", "RATE/s", "CHANGE");
+	if (o->group)
+		fprintf(f, "%6s  %-*s %s", "SITES", wk, group_title(o), "STATUS");
+	else
+		fprintf(f, "%-*s %-*s %-*s %s", w.loc, "LOCATION", w.func, "FUNCTION",
+			w.mod, "MODULE", "STATUS");
+	line_end(t);
+	for (size_t i = t->offset; i < s->n; i++) {
 		const struct row *x = &s->rows[i];
 		int gone = x->status == ST_GONE;
 
 		fmt_size(b, sizeof(b), x->bytes, o->raw);
 		snprintf(c, sizeof(c), "%" PRIu64, x->calls);
 		fmt_size(r, sizeof(r), d2i64(x->rate), o->raw);
-		fprintf(f, "%10s %10s %12s  ", gone ? "-" : b, gone ? "-" : c, r);
-		put_loc(f, x->file, x->line, w.loc);
-		fputc(' ', f);
-		put_padded(f, x->func, w.func, 1);
-		fputc(' ', f);
-		put_padded(f, modname(x->module), w.mod, 1);
+		fprintf(f, "%10s %10s %12s %10s  ", gone ? "-" : b, gone ? "-" : c, r,
+			fmt_delta(ch, sizeof(ch), x->change, o->raw));
+		if (o->group) {
+			fprintf(f, "%6zu  ", x->sites);
+			put_padded(f, x->key, wk, 1);
+		} else {
+			put_loc(f, x->file, x->line, w.loc);
+			fputc(' ', f);
+			put_padded(f, x->func, w.func, 1);
+			fputc(' ', f);
+			put_padded(f, modname(x->module), w.mod, 1);
+		}
 		fprintf(f, " %s", x->status == ST_NEW ? "new" : gone ? "gone" : "");
-		line_end(sc);
+		line_end(t);
 	}
-	if (!sc->tty)
+	if (!t->tty)
 		putchar('\n');
 	fflush(stdout);
 }
 
-/* The rows of the sample, with their rates over dt, into the selection. */
-static void top_select(struct sel *s, const struct allocinfo_list *l, double dt,
-		       size_t k, const struct opts *o)
+/* Select the rows of the screen, keep the scroll position sane, draw. */
+static void refresh(struct top *t)
 {
-	sel_free(s);
-	sel_init(s, o, k, 0);
-	for (const struct allocinfo_entry *e = allocinfo_list_first(l); e;
-	     e = allocinfo_entry_next(e)) {
-		int seen = allocinfo_entry_get_ptr(e) != NULL;
-		struct row r;
-
-		row_fill(&r, e);
-		if (allocinfo_entry_vanished(e)) {
-			r.status = ST_GONE;
-			r.bytes = 0;
-			r.calls = 0;
-		} else if (!seen && dt > 0) {
-			r.status = ST_NEW;
+	window_size(t);
+	if (t->page == SIZE_MAX) {
+		t->offset = 0;
+		select_rows(t, SIZE_MAX);
+	} else {
+		select_rows(t, t->offset + t->page);
+		if (t->offset && t->offset + t->page > t->s.matched) {
+			/* scrolled past the end (fewer rows now): show the last page */
+			t->offset = t->s.matched > t->page ? t->s.matched - t->page : 0;
+			select_rows(t, t->offset + t->page);
 		}
-		if (dt > 0)
-			r.rate = ((double)r.bytes - (seen ?
-				  (double)(int64_t)allocinfo_entry_get_u64(e) : 0)) / dt;
-		if (row_values_match(&r, o))
-			sel_add(s, &r);
 	}
-	sel_finish(s);
+	/* the selection keeps rows 0..offset+page; show from offset */
+	if (t->offset > t->s.n)
+		t->offset = t->s.n;
+	draw(t);
+}
+
+/* ---- keys ------------------------------------------------------------- */
+
+enum { K_UP = 256, K_DOWN, K_PGUP, K_PGDN, K_HOME, K_END, K_ESC };
+
+/* A key, with the escape sequences of arrows and paging decoded; -1 at EOF. */
+static int read_key(void)
+{
+	unsigned char c, seq[8];
+	struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
+	size_t n = 0;
+
+	if (read(STDIN_FILENO, &c, 1) != 1)
+		return -1;
+	if (c != 27)
+		return c;
+	/* an escape sequence arrives at once; a lone Esc does not */
+	while (n < sizeof(seq) && poll(&pfd, 1, 30) > 0 && read(STDIN_FILENO, &seq[n], 1) == 1) {
+		n++;
+		if (n >= 2 && seq[n - 1] >= 0x40 && seq[n - 1] <= 0x7e)
+			break;
+	}
+	if (n < 2 || (seq[0] != '[' && seq[0] != 'O'))
+		return K_ESC;
+	switch (seq[n - 1]) {
+	case 'A': return K_UP;
+	case 'B': return K_DOWN;
+	case 'H': return K_HOME;
+	case 'F': return K_END;
+	case '~':
+		switch (seq[1]) {
+		case '5': return K_PGUP;
+		case '6': return K_PGDN;
+		case '1': case '7': return K_HOME;
+		case '4': case '8': return K_END;
+		}
+	}
+	return 0;
+}
+
+static void set_sort(struct opts *o, enum key k)
+{
+	static const int desc[K_NKEYS] = {
+		[K_BYTES] = 1, [K_CALLS] = 1, [K_AVG] = 1, [K_RATE] = 1,
+		[K_CHANGE] = 1, [K_ALLOCS] = 1, [K_CHURN] = 1, [K_FAILED] = 1,
+		[K_SLACK] = 1,
+	};
+
+	o->nsort = 1;
+	o->sort[0].key = k;
+	o->sort[0].desc = desc[k];
+}
+
+/* a key while typing a filter; returns 1 to redraw */
+static int filter_key(struct top *t, int c)
+{
+	if (c == K_ESC) {
+		t->typing = 0;
+		t->plen = 0;
+		if (t->have_re)
+			t->plen = strlen(t->pattern);
+		return 1;
+	}
+	if (c == '\r' || c == '\n') {
+		char msg[200];
+		int rc;
+
+		t->typing = 0;
+		t->pattern[t->plen] = '\0';
+		if (t->have_re)
+			regfree(&t->re);
+		t->have_re = 0;
+		t->offset = 0;
+		if (!t->plen)
+			return 1;
+		if ((rc = regcomp(&t->re, t->pattern, REG_EXTENDED | REG_NOSUB))) {
+			regerror(rc, &t->re, msg, sizeof(msg));
+			regfree(&t->re);
+			snprintf(t->status, sizeof(t->status), "bad filter /%s/: %s",
+				 t->pattern, msg);
+			t->pattern[0] = '\0';
+			t->plen = 0;
+			return 1;
+		}
+		t->have_re = 1;
+		return 1;
+	}
+	if ((c == 127 || c == 8) && t->plen)
+		t->plen--;
+	else if (c >= 0x20 && c < 0x7f && t->plen + 1 < sizeof(t->pattern))
+		t->pattern[t->plen++] = (char)c;
+	return 1;
+}
+
+/* A key on a terminal; returns 1 to redraw. */
+static int key(struct top *t, int c)
+{
+	static const struct { int c; enum key k; } keys[] = {
+		{ 'b', K_BYTES }, { 'c', K_CALLS }, { 'a', K_AVG }, { 'r', K_RATE },
+		{ 's', K_CHANGE }, { 'f', K_FILE }, { 'l', K_LINE }, { 'n', K_FUNC },
+		{ 'm', K_MODULE },
+	};
+	struct opts *o = t->o;
+	size_t last = t->s.matched > t->page ? t->s.matched - t->page : 0;
+
+	if (t->typing)
+		return filter_key(t, c);
+	t->status[0] = '\0';
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (c == keys[i].c) {
+			set_sort(o, keys[i].k);
+			t->offset = 0;
+			return 1;
+		}
+	switch (c) {
+	case 'q': case 'Q': case -1:
+		stop = 1;
+		return 0;
+	case '<': case '>':
+		/* every key of the table, in turn */
+		set_sort(o, (enum key)((o->sort[0].key + (c == '>' ? 1 : K_NKEYS - 1)) % K_NKEYS));
+		t->offset = 0;
+		return 1;
+	case 'R':
+		o->sort[0].desc = !o->sort[0].desc;
+		t->offset = 0;
+		return 1;
+	case '/':
+		t->typing = 1;
+		t->plen = 0;
+		return 1;
+	case 'j': case K_DOWN:
+		t->offset += t->offset < last;
+		return 1;
+	case 'k': case K_UP:
+		t->offset -= t->offset > 0;
+		return 1;
+	case ' ': case K_PGDN:
+		t->offset = t->offset + t->page < last ? t->offset + t->page : last;
+		return 1;
+	case K_PGUP:
+		t->offset = t->offset > t->page ? t->offset - t->page : 0;
+		return 1;
+	case 'g': case K_HOME:
+		t->offset = 0;
+		return 1;
+	case 'G': case K_END:
+		t->offset = last;
+		return 1;
+	}
+	return 0;
 }
 
 int cmd_top(int npos, char **pos, struct opts *o)
 {
 	const char *src = one_source(o, npos, pos);
-	struct allocinfo_list *l;
 	struct allocinfo_query *q;
 	struct sigaction sa;
-	struct screen sc = { 0 };
-	int rc = 0, have = 0;
+	struct top t;
+	int rc = 0, have = 0, fresh;
 	long iter = 0;
-	double delay = o->delay >= 0 ? o->delay : 2.0, last = 0, dt = 0;
-	struct sel s;
+	double delay = o->delay >= 0 ? o->delay : 2.0, last = 0;
 
-	if (o->fmt != FMT_TABLE || o->group || o->output || o->count >= 0 || o->unchanged)
-		usage_error("top shows a table; --group, formats, -o, -c and --unchanged do not apply");
+	if (o->fmt != FMT_TABLE || o->output || o->count >= 0 || o->unchanged)
+		usage_error("top shows a table; formats, -o, -c and --unchanged do not apply");
 	if (src && !strcmp(src, "-"))
 		usage_error("top needs a file it can re-read, not standard input");
 	if (o->iterations == 0)
@@ -179,20 +488,23 @@ int cmd_top(int npos, char **pos, struct opts *o)
 	/* a shorter delay re-reads the kernel's file in a busy loop */
 	if (o->delay >= 0 && o->delay < 0.1)
 		usage_error("-d must be at least 0.1 seconds");
-	l = list_new();
+	memset(&t, 0, sizeof(t));
+	t.o = o;
+	t.src = src_name(o, src);
+	t.l = list_new();
 	q = query_new(o, 0);
-	allocinfo_list_set_query(l, q);
-	sel_init(&s, o, 0, 0);
-	sc.mem = open_memstream(&sc.buf, &sc.len);
-	if (!sc.mem)
+	allocinfo_list_set_query(t.l, q);
+	sel_init(&t.s, o, 0, 0);
+	t.mem = open_memstream(&t.buf, &t.len);
+	if (!t.mem)
 		err(EX_RUNTIME, "open_memstream");
-	sc.tty = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+	t.tty = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	if (sc.tty && !tcgetattr(STDIN_FILENO, &saved_tio)) {
+	if (t.tty && !tcgetattr(STDIN_FILENO, &saved_tio)) {
 		struct termios raw = saved_tio;
 
 		raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
@@ -203,67 +515,79 @@ int cmd_top(int npos, char **pos, struct opts *o)
 		tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw);
 	}
 	while (!stop) {
-		double t = now_sec(), deadline;
-		struct allocinfo_entry *e;
+		double now = now_sec(), deadline;
 
 		/* the sites shown as gone at the last tick go now */
-		allocinfo_list_prune(l);
-		for (e = allocinfo_list_first(l); e; e = allocinfo_entry_next(e)) {
-			allocinfo_entry_set_u64(e, (uint64_t)allocinfo_entry_bytes(e));
-			allocinfo_entry_set_ptr(e, &seen_mark);
-		}
+		free_gone(t.l);
 		/*
 		 * Only the first read must work: a later one that fails (the
 		 * file replaced under us, a kernel hiccup) is reported, the
 		 * last good sample stays, and the next tick tries again.
 		 */
-		if ((rc = load(l, o, src, !have))) {
+		fresh = 0;
+		if (t.tty && have) {
+			/* on the screen, not under it: stderr is the same terminal */
+			int e = allocinfo_list_read_path(t.l, src ? src : live_path(o, "allocinfo"));
+			size_t nm = allocinfo_list_malformed_count(t.l);
+
+			if (e)
+				snprintf(t.status, sizeof(t.status), "read failed: %s%s%s; "
+					 "showing the sample of %s", allocinfo_strerror(e),
+					 allocinfo_list_errno(t.l) ? ": " : "",
+					 allocinfo_list_errno(t.l) ? strerror(allocinfo_list_errno(t.l)) : "",
+					 t.sampled);
+			else if (nm && o->strict)
+				snprintf(t.status, sizeof(t.status), "%zu malformed lines (--strict): "
+					 "showing the sample of %s", nm, t.sampled);
+			else
+				fresh = 1;
+		} else if ((rc = load(t.l, o, src, !have))) {
 			if (!have)
 				break;
 			rc = 0;
 		} else {
-			dt = last ? t - last : 0;
-			have = 1;
-			last = t;
-			top_select(&s, l, dt, top_limit(&sc, o), o);
-			draw(&sc, &s, src_name(o, src), o);
+			fresh = 1;
 		}
+		if (fresh) {
+			time_t wall = time(NULL);
+
+			update(t.l, have ? now - last : 0, !have);
+			have = 1;
+			last = now;
+			strftime(t.sampled, sizeof(t.sampled), "%H:%M:%S", localtime(&wall));
+		}
+		/* a batch is printed for each good sample; a terminal shows the failure */
+		if (fresh || (t.tty && have))
+			refresh(&t);
 		if (o->iterations >= 0 && ++iter >= o->iterations)
 			break;
-		deadline = t + delay;
+		deadline = now + delay;
 		while (!stop) {
 			double left = deadline - now_sec();
 			struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
-			char c;
 
 			if (left <= 0)
 				break;
-			if (!sc.tty) {
+			if (!t.tty) {
 				sleep_sec(left);
 				continue;
 			}
 			if (poll(&pfd, 1, (int)(left * 1000) + 1) <= 0)
 				continue;
-			if (read(STDIN_FILENO, &c, 1) != 1) {
-				stop = 1;
-				break;
-			}
-			if (c == 'q' || c == 'Q') {
-				stop = 1;
-			} else if (c == 'b' || c == 'c' || c == 'r') {
-				o->nsort = 1;
-				o->sort[0].key = c == 'b' ? K_BYTES : c == 'c' ? K_CALLS : K_RATE;
-				o->sort[0].desc = 1;
-				top_select(&s, l, dt, top_limit(&sc, o), o);
-				draw(&sc, &s, src_name(o, src), o);
-			}
+			if (key(&t, read_key()) && !stop)
+				refresh(&t);
 		}
 	}
 	tty_restore();
-	sel_free(&s);
-	fclose(sc.mem);
-	free(sc.buf);
-	allocinfo_list_free(l);
+	sel_free(&t.s);
+	if (t.have_re)
+		regfree(&t.re);
+	fclose(t.mem);
+	free(t.buf);
+	for (struct allocinfo_entry *e = allocinfo_list_first(t.l); e;
+	     e = allocinfo_entry_next(e))
+		free(allocinfo_entry_get_ptr(e));
+	allocinfo_list_free(t.l);
 	allocinfo_query_free(q);
 	return rc;
 }
