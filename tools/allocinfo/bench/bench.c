@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * allocinfo benchmark.  Usage: bench BUILD-DIR
+ * allocinfo benchmark.  Usage: bench BUILD-DIR [TOP10.AWK]
  *
  * 1. Generates files of 1k, 5k, 20k and 100k rows with BUILD-DIR/gen.
  * 2. Times, from memory (no I/O), the median of many runs of (CPU time of
@@ -16,6 +16,14 @@
  * 4. (Run first, while this process is small.) Runs "allocinfo top -d 1"
  *    on a 5k-row file for 5 refreshes and on a 20k-row file for 10, and
  *    reports the CPU use and maximum RSS of each from wait4(2)'s rusage.
+ * 5. (Also first.) Whole processes, as a user runs them, on 5,000 and
+ *    200,000 rows: "allocinfo -n 10 FILE" beside the documentation's
+ *    one-liner "sort -g FILE | tail | numfmt --to=iec" and a one-pass
+ *    mawk top-10 (bench/top10.awk), in interleaved rounds; the median CPU
+ *    time (user + system of the process and all it waited for, from
+ *    wait4(2)), wall time and maximum RSS of each.  The three must find
+ *    the same ten byte counts.  Targets: 5,000 rows in at most half of
+ *    mawk's CPU time; 200,000 rows in at most mawk's, under 8 MB RSS.
  * The first-read loop frees and rebuilds a list each run; M_TRIM_THRESHOLD
  * is raised so that glibc keeps the freed heap instead of handing it back
  * and page-faulting it in again, which would time the kernel, not the
@@ -137,17 +145,193 @@ static int run_top(const char *b, long rows, int iters)
 	return 0;
 }
 
+/* ---- whole processes ---------------------------------------------------- */
+
+struct proc {
+	const char *name;
+	char *const *argv;	/* run with stdout to /dev/null */
+};
+
+struct usage {
+	double cpu, wall;	/* seconds */
+	long rss;		/* KiB */
+};
+
+/* Run argv with stdout to out (a path); its rusage and wall time. */
+static int run_proc(char *const *argv, const char *out, struct usage *u)
+{
+	struct rusage ru;
+	double t0 = now();
+	int st;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (fd < 0 || dup2(fd, 1) < 0)
+			_exit(126);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (pid < 0 || wait4(pid, &st, 0, &ru) != pid || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		fprintf(stderr, "bench: %s failed\n", argv[0]);
+		return 1;
+	}
+	u->wall = now() - t0;
+	u->cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+		 (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	u->rss = ru.ru_maxrss;
+	return 0;
+}
+
+static int cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* the byte counts a command printed, one per line, sorted: the first field */
+static int top_bytes(const char *path, int csv, long long *v, int max)
+{
+	FILE *f = fopen(path, "r");
+	char line[8192];
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f) && n < max) {
+		char *end;
+		long long x = strtoll(line, &end, 10);
+
+		if (end != line && (csv ? *end == ',' : *end == ' ' || *end == '\t'))
+			v[n++] = x;
+	}
+	fclose(f);
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && v[j - 1] < v[j]; j--) {
+			long long t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	return n;
+}
+
+/*
+ * The three ways to a top-10 on a file of ROWS rows.  Returns 0 if the
+ * targets are met, 1 if not, -1 on an error.
+ */
+static int compare(const char *b, const char *awk, long rows, int runs)
+{
+	char path[4096], cmd[8300], prog[4096], oneliner[8300], out[4096];
+	char *ai[] = { prog, "-n", "10", path, NULL };
+	char *sh[] = { "sh", "-c", oneliner, NULL };
+	char *mk[] = { "mawk", "-f", (char *)awk, path, NULL };
+	struct proc p[] = { { "allocinfo -n 10", ai }, { "sort|tail|numfmt", sh },
+			    { "mawk top10.awk", mk } };
+	double *cpu[3], *wall[3];
+	long *rss[3];
+	double mc[3], mw[3];
+	long mr[3];
+	long long want[10], got[10];
+	int nw, ng, bad = 0;
+
+	snprintf(path, sizeof(path), "%s/bench-cmp-%ld.txt", b, rows);
+	snprintf(cmd, sizeof(cmd), "%s/gen %ld 42 > %s", b, rows, path);
+	snprintf(prog, sizeof(prog), "%s/allocinfo", b);
+	snprintf(out, sizeof(out), "%s/bench-cmp.out", b);
+	snprintf(oneliner, sizeof(oneliner), "sort -g %s | tail | numfmt --to=iec", path);
+	if (system(cmd)) {
+		fprintf(stderr, "bench: cannot generate %s\n", path);
+		return -1;
+	}
+	/* the same ten sizes, raw, from each (numfmt would round them) */
+	{
+		char *ai_raw[] = { prog, "-n", "10", "--bytes", "--csv", path, NULL };
+		char raw[8300];
+		char *sh_raw[] = { "sh", "-c", raw, NULL };
+		struct usage u;
+
+		snprintf(raw, sizeof(raw), "sort -g %s | tail", path);
+		if (run_proc(ai_raw, out, &u) || (nw = top_bytes(out, 1, want, 10)) != 10 ||
+		    run_proc(mk, out, &u) || (ng = top_bytes(out, 0, got, 10)) != 10 ||
+		    memcmp(want, got, sizeof(want)) ||
+		    run_proc(sh_raw, out, &u) || (ng = top_bytes(out, 0, got, 10)) != 10 ||
+		    memcmp(want, got, sizeof(want))) {
+			fprintf(stderr, "bench: the three top-10s of %s differ\n", path);
+			return -1;
+		}
+	}
+	for (int k = 0; k < 3; k++) {
+		cpu[k] = calloc((size_t)runs, sizeof(double));
+		wall[k] = calloc((size_t)runs, sizeof(double));
+		rss[k] = calloc((size_t)runs, sizeof(long));
+		if (!cpu[k] || !wall[k] || !rss[k])
+			return -1;
+	}
+	/* rounds interleave the commands: a burst of load hits them alike */
+	for (int r = 0; r < runs; r++)
+		for (int k = 0; k < 3; k++) {
+			struct usage u;
+
+			if (run_proc(p[k].argv, out, &u))
+				return -1;
+			cpu[k][r] = u.cpu;
+			wall[k][r] = u.wall;
+			rss[k][r] = u.rss;
+		}
+	for (int k = 0; k < 3; k++) {
+		mc[k] = median(cpu[k], runs);
+		mw[k] = median(wall[k], runs);
+		qsort(rss[k], (size_t)runs, sizeof(long), cmp_long);
+		mr[k] = rss[k][runs / 2];
+		printf("%8ld %-18s %9.2f %9.2f %9ld\n", rows, p[k].name, mc[k] * 1e3,
+		       mw[k] * 1e3, mr[k]);
+		free(cpu[k]);
+		free(wall[k]);
+		free(rss[k]);
+	}
+	printf("%8ld allocinfo / mawk: CPU x%.2f, wall x%.2f; allocinfo / one-liner: CPU x%.2f\n",
+	       rows, mc[0] / mc[2], mw[0] / mw[2], mc[0] / mc[1]);
+	if (rows <= 5000) {
+		printf("target %ld rows: CPU at most half of mawk's: %.2f ms <= %.2f ms: %s\n",
+		       rows, mc[0] * 1e3, mc[2] * 1e3 / 2, mc[0] <= mc[2] / 2 ? "ok" : "FAIL");
+		bad |= mc[0] > mc[2] / 2;
+	} else {
+		printf("target %ld rows: CPU at most mawk's: %.2f ms <= %.2f ms: %s\n", rows,
+		       mc[0] * 1e3, mc[2] * 1e3, mc[0] <= mc[2] ? "ok" : "FAIL");
+		printf("target %ld rows: max RSS under 8 MB: %ld KiB (%ld bytes): %s\n", rows,
+		       mr[0], mr[0] * 1024, mr[0] * 1024 < 8000000 ? "ok" : "FAIL");
+		bad |= mc[0] > mc[2] || mr[0] * 1024 >= 8000000;
+	}
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
 	static const long sizes[] = { 1000, 5000, 20000, 100000 };
 	static const int runs[] = { 401, 401, 201, 41 };
 	const char *b = argc > 1 ? argv[1] : "build";
+	const char *awk = argc > 2 ? argv[2] : "bench/top10.awk";
 	double per_row[4], t_first[4], t_upd[4], t_sort[4], w_first[4], w_upd[4];
 	char path[4096], cmd[8300];
 	int bad = 0;
 
 	mallopt(M_TRIM_THRESHOLD, 512 << 20);
-	/* allocinfo top, first, while this process is small (fork) */
+	/* whole processes and allocinfo top, first, while this process is small (fork) */
+	{
+		int c5, c200;
+
+		printf("whole processes, median of interleaved runs (51 at 5,000 rows, 11 at 200,000)\n");
+		printf("%8s %-18s %9s %9s %9s\n", "rows", "command", "CPU ms", "wall ms",
+		       "RSS KiB");
+		c5 = compare(b, awk, 5000, 51);
+		c200 = compare(b, awk, 200000, 11);
+		if (c5 < 0 || c200 < 0)
+			return 1;
+		bad |= c5 | c200;
+	}
 	if (run_top(b, 5000, 5) || run_top(b, 20000, 10))
 		return 1;
 

@@ -66,6 +66,7 @@ struct allocinfo_entry {
 	uint32_t line, occ, flen, fnlen, mlen;
 	uint8_t has_module, vanished;
 	uint8_t detached;			/* from allocinfo_entry_dup() */
+	uint8_t ext;				/* strs holds pointers (a scan's) */
 	struct kvdata *kv;
 	struct allocinfo_entry *next;		/* list order: first seen */
 	void *uptr;				/* caller-owned */
@@ -80,6 +81,8 @@ _Static_assert(sizeof(struct allocinfo_entry) <= 96 || sizeof(void *) > 8,
 #define E_FUNC(e) ((e)->strs + (e)->flen + 1)
 #define E_MODSTR(e) ((e)->strs + (e)->flen + 1 + (e)->fnlen + 1)
 #define E_MOD(e) ((e)->has_module ? E_MODSTR(e) : NULL)
+/* a scan's entry may point into the text it was parsed from instead */
+#define E_EXT(e, i) (((const char *const *)(const void *)(e)->strs)[i])
 
 struct allocinfo_list {
 	struct allocinfo_entry *head, *tail;
@@ -659,7 +662,8 @@ const struct allocinfo_entry *allocinfo_list_scan_next(struct allocinfo_list *l)
 {
 	struct allocinfo_entry *e;
 	struct ai_row r;
-	int rc, want;
+	size_t need;
+	int rc, want, own;
 
 	if (!l || !l->scanning)
 		return NULL;
@@ -679,8 +683,17 @@ const struct allocinfo_entry *allocinfo_list_scan_next(struct allocinfo_list *l)
 		ai_set_error(l, err, rc < 0 ? sys : 0);
 		return NULL;
 	}
-	if (too_long(&r) || names_size(&r) > l->se_cap || !l->se) {
-		size_t cap = names_size(&r) > 256 ? names_size(&r) : 256;
+	/*
+	 * Text the scan owns (read from a descriptor) is cut into the names
+	 * in place, with NULs where the colon, the blank after the function
+	 * and the closing bracket were (the reader keeps a byte after the
+	 * text for a last line without a newline): no copy per row.  A
+	 * caller's buffer is not ours to write: copied.
+	 */
+	own = l->scan.own && l->scan.buf == l->scan.own;
+	need = own ? 3 * sizeof(char *) : names_size(&r);
+	if (too_long(&r) || need > l->se_cap || !l->se) {
+		size_t cap = need > 256 ? need : 256;
 
 		if (too_long(&r) || !(e = realloc(l->se, sizeof(*e) + cap))) {
 			scan_end(l);
@@ -693,7 +706,28 @@ const struct allocinfo_entry *allocinfo_list_scan_next(struct allocinfo_list *l)
 		l->se_cap = cap;
 	}
 	e = l->se;
-	names_copy(e, &r);
+	if (own) {
+		const char **p = (const char **)(void *)e->strs;
+
+		((char *)r.file)[r.flen] = '\0';
+		((char *)r.func)[r.fnlen] = '\0';
+		p[0] = r.file;
+		p[1] = r.func;
+		p[2] = NULL;
+		if (r.module) {
+			((char *)r.module)[r.mlen] = '\0';
+			p[2] = r.module;
+		}
+		e->ext = 1;
+		e->has_module = r.module != NULL;
+		e->flen = (uint32_t)r.flen;
+		e->fnlen = (uint32_t)r.fnlen;
+		e->mlen = (uint32_t)r.mlen;
+		e->line = (uint32_t)r.line;
+	} else {
+		e->ext = 0;
+		names_copy(e, &r);
+	}
 	if (entry_set_kv(e, r.kv, r.kvlen)) {
 		scan_end(l);
 		ai_set_error(l, ALLOCINFO_ENOMEM, ENOMEM);
@@ -718,7 +752,19 @@ struct allocinfo_entry *allocinfo_entry_dup(const struct allocinfo_entry *e)
 	d = malloc(sizeof(*d) + sz);
 	if (!d)
 		return NULL;
-	memcpy(d, e, sizeof(*d) + sz);
+	if (e->ext) {
+		struct ai_row r = {
+			.file = E_EXT(e, 0), .flen = e->flen, .func = E_EXT(e, 1),
+			.fnlen = e->fnlen, .module = E_EXT(e, 2), .mlen = e->mlen,
+			.line = e->line,
+		};
+
+		memcpy(d, e, sizeof(*d));
+		names_copy(d, &r);
+		d->ext = 0;
+	} else {
+		memcpy(d, e, sizeof(*d) + sz);
+	}
 	d->hnext = d->next = NULL;
 	d->kv = NULL;
 	d->detached = 1;
@@ -903,10 +949,22 @@ struct allocinfo_entry *allocinfo_list_find_module(const struct allocinfo_list *
 
 int64_t allocinfo_entry_bytes(const struct allocinfo_entry *e) { return e ? e->bytes : 0; }
 uint64_t allocinfo_entry_calls(const struct allocinfo_entry *e) { return e ? e->calls : 0; }
-const char *allocinfo_entry_file(const struct allocinfo_entry *e) { return e ? E_FILE(e) : NULL; }
+const char *allocinfo_entry_file(const struct allocinfo_entry *e)
+{
+	return !e ? NULL : e->ext ? E_EXT(e, 0) : E_FILE(e);
+}
+
 unsigned long allocinfo_entry_line(const struct allocinfo_entry *e) { return e ? e->line : 0; }
-const char *allocinfo_entry_func(const struct allocinfo_entry *e) { return e ? E_FUNC(e) : NULL; }
-const char *allocinfo_entry_module(const struct allocinfo_entry *e) { return e ? E_MOD(e) : NULL; }
+const char *allocinfo_entry_func(const struct allocinfo_entry *e)
+{
+	return !e ? NULL : e->ext ? E_EXT(e, 1) : E_FUNC(e);
+}
+
+const char *allocinfo_entry_module(const struct allocinfo_entry *e)
+{
+	return !e ? NULL : e->ext ? E_EXT(e, 2) : E_MOD(e);
+}
+
 unsigned allocinfo_entry_occurrence(const struct allocinfo_entry *e) { return e ? e->occ : 0; }
 size_t allocinfo_entry_lineno(const struct allocinfo_entry *e) { return e ? e->lineno : 0; }
 int allocinfo_entry_vanished(const struct allocinfo_entry *e) { return e ? e->vanished : 0; }

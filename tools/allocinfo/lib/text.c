@@ -119,6 +119,7 @@ static int refill(struct ai_text *t, struct allocinfo_list *l)
 		memmove(t->own, t->own + t->pos, keep);
 	t->pos = 0;
 	t->len = keep;
+	/* keep a byte after the text: a scan ends its last name there */
 	if (t->cap - t->len < CHUNK / 2) {
 		size_t ncap = t->cap ? t->cap * 2 : CHUNK;
 		char *nb = realloc(t->own, ncap);
@@ -130,7 +131,7 @@ static int refill(struct ai_text *t, struct allocinfo_list *l)
 	}
 	t->buf = t->own;
 	for (;;) {
-		got = read(t->fd, t->own + t->len, t->cap - t->len);
+		got = read(t->fd, t->own + t->len, t->cap - t->len - 1);
 		if (got >= 0)
 			break;
 		if (errno != EINTR)
@@ -180,14 +181,94 @@ static int next_line(struct ai_text *t, struct allocinfo_list *l,
 	return 1;
 }
 
+/* separators are blanks; every other byte, NUL aside, belongs to a token */
 static int isws(char c)
 {
 	return c == ' ' || c == '\t';
 }
 
-static const char *skip_ws(const char *p, const char *e)
+/*
+ * Most of the parser's time goes to finding where runs of blanks and
+ * tokens end, and most of that to mispredicted loop exits.  So eight
+ * bytes are looked at at once (a little-endian load), and the first byte
+ * of interest found from a mask with one top bit per such byte.
+ */
+#define ONES 0x0101010101010101ULL
+#define TOPS 0x8080808080808080ULL
+
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define WORDS 1
+static inline size_t first_flagged(uint64_t m)
 {
+	return (size_t)__builtin_ctzll(m) >> 3;
+}
+#else
+#define WORDS 0
+#endif
+
+/* runs of blanks longer than a word: the kernel's right-aligned numbers */
+static const char *skip_ws_long(const char *p, const char *e)
+{
+#if WORDS
+	while (e - p >= 8) {
+		uint64_t x, m;
+
+		memcpy(&x, p, 8);
+		x ^= ONES * ' ';
+		/* bytes that are not spaces: their top bit, exactly */
+		m = (x | ((x & ~TOPS) + ~TOPS)) & TOPS;
+		if (!m) {
+			p += 8;
+			continue;
+		}
+		p += first_flagged(m);
+		if (*p != '\t')
+			return p;
+		p++;
+	}
+#endif
 	while (p < e && isws(*p))
+		p++;
+	return p;
+}
+
+/* tokens are mostly one blank apart: that case takes two comparisons */
+static inline const char *skip_ws(const char *p, const char *e)
+{
+	if (p >= e || !isws(*p))
+		return p;
+	if (++p >= e || !isws(*p))
+		return p;
+	return skip_ws_long(p, e);
+}
+
+/*
+ * The end of the token at p: the first blank.  A byte below 0x21 sets its
+ * top bit in (x - 0x21...) & ~x (every byte at or above 0x21 absorbs the
+ * borrow, so the lowest flag is exact); it may be another control
+ * character, which a token may hold.
+ */
+static inline const char *token_end(const char *p, const char *e)
+{
+	while (e - p >= 8) {
+		uint64_t x, m;
+
+		memcpy(&x, p, 8);
+		m = (x - ONES * 0x21) & ~x & TOPS;
+		if (!m) {
+			p += 8;
+			continue;
+		}
+#if WORDS
+		p += first_flagged(m);
+		if (isws(*p))
+			return p;
+		p++;
+#else
+		break;
+#endif
+	}
+	while (p < e && !isws(*p))
 		p++;
 	return p;
 }
@@ -348,26 +429,32 @@ static const char *parse_row(const char *p, const char *end, struct ai_row *r)
 	if (p >= end || !isws(*p))
 		return p >= end ? "missing file:line" : "calls is not a number";
 	p = skip_ws(p, end);
-	/* file:line, split at the last colon */
+	/* file:line, split at the last colon: the line's digits read backwards */
 	t = p;
+	p = token_end(p, end);
 	{
-		const char *c = NULL;
-		unsigned long ln = 0;
+		const char *c = p;
+		uint64_t ln = 0, scale = 1;
 
-		for (; p < end && !isws(*p); p++)
-			if (*p == ':')
-				c = p + 1;
-		if (!c || c <= t + 1 || c == p)
-			return "bad file:line";
-		for (const char *d = c; d < p; d++) {
-			unsigned dg = (unsigned)(*d - '0');
-
-			if (dg > 9)
-				return "bad file:line";
-			if (ln >= 429496729UL && (ln > 429496729UL || dg > 5))
-				return "line number out of range";
-			ln = ln * 10 + dg;
+		/* eleven digits are out of range whatever they are: stop there */
+		while (c > t && (unsigned)(c[-1] - '0') <= 9 && p - c < 11) {
+			ln += (uint64_t)(c[-1] - '0') * scale;
+			scale *= 10;
+			c--;
 		}
+		if (c == p || c - 1 <= t || c[-1] != ':') {
+			/* more than ten digits, or not digits after the last colon */
+			while (c > t && c[-1] != ':')
+				c--;
+			if (c == t || c <= t + 1 || c == p)
+				return "bad file:line";
+			for (const char *d = c; d < p; d++)
+				if ((unsigned)(*d - '0') > 9)
+					return "bad file:line";
+			return "line number out of range";
+		}
+		if (ln > UINT32_MAX)
+			return "line number out of range";
 		r->file = t;
 		r->flen = (size_t)(c - 1 - t);
 		r->line = ln;
@@ -375,20 +462,19 @@ static const char *parse_row(const char *p, const char *end, struct ai_row *r)
 	p = skip_ws(p, end);
 	if (p < end && *p == '[') {
 		t = p;
-		while (p < end && !isws(*p))
-			p++;
+		p = token_end(p, end);
 		if (p - t < 3 || p[-1] != ']')
 			return "bad [module]";
 		r->module = t + 1;
 		r->mlen = (size_t)(p - t - 2);
 		p = skip_ws(p, end);
 	}
-	if (end - p < 5 || memcmp(p, "func:", 5))
+	if (end - p < 5 || p[0] != 'f' || p[1] != 'u' || p[2] != 'n' || p[3] != 'c' ||
+	    p[4] != ':')
 		return "missing func:";
 	p += 5;
 	t = p;
-	while (p < end && !isws(*p))
-		p++;
+	p = token_end(p, end);
 	if (p == t)
 		return "empty func: name";
 	r->func = t;
@@ -406,9 +492,7 @@ static const char *parse_row(const char *p, const char *end, struct ai_row *r)
 			p++;
 		if (p == t || p >= end || *p != ':')
 			return "bad key:value pair";
-		while (p < end && !isws(*p))
-			p++;
-		p = skip_ws(p, end);
+		p = skip_ws(token_end(p, end), end);
 	}
 	return NULL;
 }

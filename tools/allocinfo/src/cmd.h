@@ -264,6 +264,7 @@ struct sel {
 
 void sel_init(struct sel *s, const struct opts *o, size_t k, int copy);
 void sel_add(struct sel *s, const struct row *r);
+int sel_skip(struct sel *s, const struct allocinfo_entry *e);
 size_t sel_finish(struct sel *s);
 void sel_free(struct sel *s);
 size_t limit_of(const struct opts *o, int table);

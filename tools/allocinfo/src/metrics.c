@@ -113,7 +113,7 @@ static int is_number(const char *v)
 /* is pair i's key the key of an earlier pair of the entry? */
 static int repeated(const struct allocinfo_entry *e, size_t i, const char *k)
 {
-	const char *k2, *v;
+	const char *k2 = NULL, *v = NULL;
 
 	for (size_t j = 0; j < i; j++) {
 		allocinfo_entry_kv_get(e, j, &k2, &v);
@@ -128,7 +128,7 @@ static void kv_samples(FILE *f, const struct row *rows, size_t n, int text,
 		       const struct opts *o)
 {
 	const char *name = text ? "allocinfo_kv_text_info" : "allocinfo_kv";
-	const char *k, *v;
+	const char *k = NULL, *v = NULL;
 	int any = 0;
 
 	for (size_t i = 0; i < n; i++) {

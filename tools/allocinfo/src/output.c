@@ -282,7 +282,7 @@ const char *group_title(const struct opts *o)
 /* is pair i's key the key of an earlier pair? */
 static int kv_repeated(const struct allocinfo_entry *e, size_t i)
 {
-	const char *k, *v, *k2;
+	const char *k = NULL, *v = NULL, *k2 = NULL;
 
 	allocinfo_entry_kv_get(e, i, &k, &v);
 	for (size_t j = 0; j < i; j++) {
@@ -302,7 +302,7 @@ static int kv_repeated(const struct allocinfo_entry *e, size_t i)
 void put_kv_json(FILE *f, const struct allocinfo_entry *e)
 {
 	size_t n = allocinfo_entry_kv_count(e);
-	const char *k, *v;
+	const char *k = NULL, *v = NULL;
 	int rep = 0, first = 1;
 
 	if (!n)
@@ -340,7 +340,7 @@ void put_kv_json(FILE *f, const struct allocinfo_entry *e)
 static void kv_text(FILE *f, const struct allocinfo_entry *e, int skip_stats,
 		    int table)
 {
-	const char *k, *v;
+	const char *k = NULL, *v = NULL;
 	int n = 0;
 
 	for (size_t i = 0; e && i < allocinfo_entry_kv_count(e); i++) {
@@ -363,7 +363,7 @@ static void kv_text(FILE *f, const struct allocinfo_entry *e, int skip_stats,
 static size_t extra_count(const struct row *r, int stats_cols)
 {
 	size_t n = allocinfo_entry_kv_count(r->e);
-	const char *k, *v;
+	const char *k = NULL, *v = NULL;
 
 	if (!stats_cols || !r->st.valid || !r->e)
 		return n;

@@ -522,6 +522,42 @@ void sel_add(struct sel *s, const struct row *r)
 	}
 }
 
+/*
+ * The common case of a top-N, cheaply: once k rows are held and the first
+ * sort key is bytes or calls, a site that sorts strictly after the root
+ * is only counted, without a row.  Sites with pairs (lifetime counts to
+ * read and check) and sites above --max-bytes take the full way.
+ * Returns 1 if the site was counted here.
+ */
+int sel_skip(struct sel *s, const struct allocinfo_entry *e)
+{
+	const struct sortkey *k = &s->o->sort[0];
+	int64_t b = allocinfo_entry_bytes(e), rb;
+	uint64_t c = allocinfo_entry_calls(e), rc;
+	int after;
+
+	if (s->g || s->k == SIZE_MAX || s->n < s->k || allocinfo_entry_kv_count(e) ||
+	    (s->o->max_bytes_set && b > s->o->max_bytes))
+		return 0;
+	if (s->k) {
+		rb = s->rows[0].bytes;
+		rc = s->rows[0].calls;
+		if (k->key == K_BYTES)
+			after = k->desc ? b < rb : b > rb;
+		else if (k->key == K_CALLS)
+			after = k->desc ? c < rc : c > rc;
+		else
+			return 0;
+		if (!after)
+			return 0;
+	}
+	s->matched++;
+	s->sites++;
+	s->total_bytes = sat_add(s->total_bytes, b);
+	s->total_calls = sat_addu(s->total_calls, c);
+	return 1;
+}
+
 /* Sort what was kept; returns the number of rows (groups) to show. */
 size_t sel_finish(struct sel *s)
 {

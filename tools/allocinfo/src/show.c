@@ -59,9 +59,10 @@ int cmd_show(int npos, char **pos, struct opts *o)
 	while ((e = allocinfo_list_scan_next(l))) {
 		struct row r;
 
+		if (sel_skip(&s, e))
+			continue;
 		row_fill(&r, e);
-		if (stats_bad(e, o, name, &bad))
-			r.st.valid = 0;
+		stats_bad(e, o, name, &bad);
 		sel_add(&s, &r);
 	}
 	if ((rc = scan_close(l, o, o->input, bad))) {

@@ -185,6 +185,22 @@ static void number_limits(void **state)
 	assert_string_equal(allocinfo_list_malformed_reason(l, 1), "calls out of range");
 	assert_string_equal(allocinfo_list_malformed_reason(l, 2), "line number out of range");
 	allocinfo_list_free(l);
+	/* the line is read from the end of file:line, up to the last colon */
+	l = parse("allocinfo - version: 1.0\n"
+		  "1 1 a:b:7 func:f\n1 1 a.c:00042 func:g\n1 1 a.c:4294967295 func:h\n"
+		  "1 1 a.c:12345678901 func:x\n1 1 a.c:123456789012345 func:x\n"
+		  "1 1 a.c:1x func:x\n1 1 a.c: func:x\n1 1 :12 func:x\n1 1 a.c func:x\n");
+	assert_int_equal(allocinfo_list_count(l), 3);
+	assert_string_equal(allocinfo_entry_file(nth(l, 0)), "a:b");
+	assert_int_equal(allocinfo_entry_line(nth(l, 0)), 7);
+	assert_int_equal(allocinfo_entry_line(nth(l, 1)), 42);
+	assert_true(allocinfo_entry_line(nth(l, 2)) == 4294967295UL);
+	assert_int_equal(allocinfo_list_malformed_count(l), 6);
+	assert_string_equal(allocinfo_list_malformed_reason(l, 0), "line number out of range");
+	assert_string_equal(allocinfo_list_malformed_reason(l, 1), "line number out of range");
+	for (size_t i = 2; i < 6; i++)
+		assert_string_equal(allocinfo_list_malformed_reason(l, i), "bad file:line");
+	allocinfo_list_free(l);
 }
 
 static void duplicates_kept_apart(void **state)
