@@ -203,6 +203,53 @@ static void number_limits(void **state)
 	allocinfo_list_free(l);
 }
 
+/*
+ * Rows in the kernel's columns ("%12lli %8llu ") take a faster way to
+ * their numbers than other rows; both must say the same of any row.
+ */
+static void kernel_columns(void **state)
+{
+	static const char text[] = "allocinfo - version: 1.0\n"
+		"           0        0 a.c:1 func:zero\n"
+		"          -8        1 a.c:2 func:neg\n"
+		"999999999999 99999999 a.c:3 func:max\n"
+		"-99999999999        1 a.c:4 func:negmax\n"
+		"        +123        7 a.c:5 func:plus\n"
+		"        1234        1  a.c:6 func:two_blanks\n"
+		" \t      1234        2 a.c:7 func:tab\n"
+		"  0000001234 00000003 a.c:8 func:zeros\n"
+		"        1 23        1 a.c:9 func:gap\n"
+		"     12-3456        1 a.c:10 func:minus_inside\n"
+		"     --12345        1 a.c:11 func:two_minus\n"
+		"        12a4        1 a.c:12 func:letter\n"
+		"        1234       -1 a.c:13 func:neg_calls\n"
+		"        1234      1 2 a.c:14 func:calls_gap\n"
+		"         12-        1 a.c:15 func:minus_last\n";
+	static const int64_t bytes[] = { 0, -8, 999999999999LL, -99999999999LL, 123, 1234,
+					 1234, 1234 };
+	static const uint64_t calls[] = { 0, 1, 99999999, 1, 7, 1, 2, 3 };
+	static const char *const why[] = {
+		"bad file:line",	/* read as size 1, calls 23, location "1" */
+		"size is not a number", "size is not a number", "size is not a number",
+		"calls is not a number", "bad file:line", "size is not a number",
+	};
+	struct allocinfo_list *l = parse(text);
+
+	(void)state;
+	assert_int_equal(allocinfo_list_count(l), 8);
+	for (size_t i = 0; i < 8; i++) {
+		assert_true(allocinfo_entry_bytes(nth(l, i)) == bytes[i]);
+		assert_true(allocinfo_entry_calls(nth(l, i)) == calls[i]);
+		assert_int_equal(allocinfo_entry_line(nth(l, i)), i + 1);
+	}
+	assert_int_equal(allocinfo_list_malformed_count(l), 7);
+	for (size_t i = 0; i < 7; i++) {
+		assert_int_equal(allocinfo_list_malformed_line(l, i), i + 10);
+		assert_string_equal(allocinfo_list_malformed_reason(l, i), why[i]);
+	}
+	allocinfo_list_free(l);
+}
+
 static void duplicates_kept_apart(void **state)
 {
 	struct allocinfo_list *l;
@@ -950,6 +997,7 @@ int main(void)
 		cmocka_unit_test(crlf_and_trailing_space),
 		cmocka_unit_test(no_trailing_newline),
 		cmocka_unit_test(number_limits),
+		cmocka_unit_test(kernel_columns),
 		cmocka_unit_test(duplicates_kept_apart),
 		cmocka_unit_test(update_reordered),
 		cmocka_unit_test(very_long_line),
