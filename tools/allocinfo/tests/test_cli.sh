@@ -50,6 +50,14 @@ check "source: 300 KB line, full names in the table" eval '[ $rc = 0 ] && [ $(aw
 run diff --unchanged "$T/long.txt" "$T/long.txt"
 check "source: 300 KB line in diff" eval '[ $rc = 0 ] && [ $(wc -c <"$T/out") -gt 300000 ]'
 
+# a name with control characters (an escape sequence) cannot drive the
+# terminal of whoever reads the table: they are shown as '?'
+printf 'allocinfo - version: 2.0\n 10 1 a\033[2Jb.c:1 func:f\007 k:\033v\n' >"$T/ctl.txt"
+run -a "$T/ctl.txt"
+check "table: control characters in names shown as ?" eval '[ $rc = 0 ] && has "a?\[2Jb.c:1 f?" && has "k:?v" && ! grep -q "$(printf "\033")" "$T/out" && ! grep -q "$(printf "\007")" "$T/out"'
+run top -i 1 "$T/ctl.txt"
+check "top: control characters in names shown as ?" eval '[ $rc = 0 ] && has "a?\[2Jb.c:1 f?" && ! grep -q "$(printf "\033")" "$T/out"'
+
 # ---- errors ------------------------------------------------------------
 # sources without end: bounded by the input limit, not by the machine's
 # memory (a regression must not take the machine down: limit the memory
