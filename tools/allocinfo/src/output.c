@@ -62,8 +62,11 @@ int out_close(struct outfile *of, int ok)
 {
 	int bad;
 
-	if (!of->tmp)
-		return 0;	/* stdout: main() checks it */
+	if (!of->tmp) {
+		/* out before anything the view says about it on stderr */
+		fflush(of->f);
+		return 0;	/* main() checks stdout's errors */
+	}
 	bad = fflush(of->f) || ferror(of->f) || (ok && fsync(fileno(of->f)));
 	if (bad)
 		warn("%s", of->path);

@@ -477,6 +477,8 @@ check "format: unknown format is a usage error" eval '[ $rc = 2 ]'
 over=$(awk -v m=$((2 * 1048576)) 'NR > 2 && $1 > m { n++ } END { print n }' "$F/v1.txt")
 run --max-bytes 2M "$F/v1.txt"
 check "max-bytes: exit 4, the sites above named on stderr" eval '[ $rc = 4 ] && [ "$over" = 2 ] && errhas "^allocinfo[-a-z]*: $over call sites hold more than 2.0MiB (--max-bytes); the largest: mm/vmalloc.c:3000 __vmalloc_node_range vmlinux 1.1TiB$" && has "^-- 10 call sites"'
+"$A" --max-bytes 2M "$F/v1.txt" >"$T/both" 2>&1
+check "max-bytes: the finding comes after the output it is about" eval '[ "$(tail -1 "$T/both" | cut -c1-22)" = "allocinfo: 2 call site" ] || tail -1 "$T/both" | grep -q "^allocinfo-asan: 2 call sites"'
 run --max-bytes 2M -n 1 -s +bytes "$F/v1.txt"
 check "max-bytes: rows not shown count too" eval '[ $rc = 4 ] && ! has "vmalloc"'
 run --max-bytes 2T "$F/v1.txt"
