@@ -215,6 +215,8 @@ int cmd_numa(const struct opts *o)
 	struct allocinfo_query *q;
 	struct row *rows = NULL;
 	size_t ns, kept = 0, shown, bad, over = 0, worst = 0;
+	struct outfile of;
+	FILE *f;
 	long nrows;
 	int nodes, rc, any_stats = 0;
 
@@ -271,13 +273,15 @@ int cmd_numa(const struct opts *o)
 			worst = i;
 	shown = limit_of(o, o->fmt == FMT_TABLE);
 	shown = shown < kept ? shown : kept;
+	f = out_open(&of, o, 0644);
 	if (o->fmt == FMT_CSV)
-		numa_csv(stdout, rows, shown, nodes);
+		numa_csv(f, rows, shown, nodes);
 	else if (o->fmt == FMT_TABLE)
-		numa_table(stdout, rows, kept, shown, nodes, o);
+		numa_table(f, rows, kept, shown, nodes, o);
 	else
-		metrics_numa(stdout, rows, shown, nodes, o);
-	if (over) {
+		metrics_numa(f, rows, shown, nodes, o);
+	rc = out_close(&of, 1);
+	if (!rc && over) {
 		say_over(over, &rows[worst], o);
 		rc = EX_FINDING;
 	}

@@ -83,6 +83,8 @@ ALLOCINFO_PROC_ROOT=$T run --numa
 check "error: no live per-node file" eval '[ $rc = 1 ] && grep -q "single node" "$T/err"'
 run --numa -s rate "$F"
 check "usage: --numa with -s rate" eval '[ $rc = 2 ] && grep -q "top" "$T/err"'
+run --numa --prometheus -o "$T/numa.prom" "$F"
+check "output: -o FILE" eval '[ $rc = 0 ] && ! [ -s "$T/out" ] && grep -q "^allocinfo_node_bytes{" "$T/numa.prom"'
 run --numa --json "$F"
 check "usage: --numa with --json" eval '[ $rc = 2 ] && grep -q "openmetrics or --prometheus" "$T/err"'
 run --numa -g module "$F"
