@@ -31,6 +31,26 @@ int main(void)
 	      !strcmp(allocinfo_entry_kv_find(e, "a"), "b"), "shared: accessors");
 	check(!strcmp(allocinfo_strerror(ALLOCINFO_EVERSION),
 		      "unsupported allocinfo format version"), "shared: strerror");
+	{
+		static const char t[] = "allocinfo - version: 1.0\n 9 1 a.c:1 func:f\n"
+					" 5 1 b.c:2 [m] func:g\n";
+		struct allocinfo_query *q = allocinfo_query_new();
+		const struct allocinfo_entry *se;
+		struct allocinfo_entry *d = NULL;
+		int n = 0;
+
+		check(q && allocinfo_query_add_match(q, ALLOCINFO_FIELD_MODULE, "^m$", 0) == 0 &&
+		      allocinfo_list_set_query(l, q) == 0 &&
+		      allocinfo_list_scan_buffer(l, t, sizeof(t) - 1) == 0, "shared: query, scan");
+		while ((se = allocinfo_list_scan_next(l)) && ++n)
+			d = allocinfo_entry_dup(se);
+		check(n == 1 && d && !strcmp(allocinfo_entry_func(d), "g") &&
+		      allocinfo_list_set_max_input(l, 4) == 0 &&
+		      allocinfo_list_read_buffer(l, t, sizeof(t) - 1) == ALLOCINFO_ETOOBIG,
+		      "shared: scan_next, entry_dup, max_input");
+		allocinfo_entry_free(d);
+		allocinfo_query_free(q);
+	}
 	allocinfo_list_free(l);
 	printf("1..%d\n", n);
 	return failed != 0;
