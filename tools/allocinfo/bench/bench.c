@@ -8,7 +8,8 @@
  *    wall-clock median is printed beside it):
  *    - a first read into a new list (allocates every entry),
  *    - an update read into a filled list (the steady state of top/diff),
- *    - an update read plus sorting all entries by bytes.
+ *    - an update read plus sorting all entries by bytes;
+ *    - a scan (what the default view does): every row, nothing stored.
  * 3. Checks linearity: from one size to the next (5x, 4x, 5x more rows) the
  *    time per row may grow at most 2.5x (a quadratic parser would grow 4-5x;
  *    caches explain a slow rise), and the targets 5k rows < 1 ms and 20k
@@ -314,7 +315,7 @@ int main(int argc, char **argv)
 	static const int runs[] = { 401, 401, 201, 41 };
 	const char *b = argc > 1 ? argv[1] : "build";
 	const char *awk = argc > 2 ? argv[2] : "bench/top10.awk";
-	double per_row[4], t_first[4], t_upd[4], t_sort[4], w_first[4], w_upd[4];
+	double per_row[4], t_first[4], t_upd[4], t_sort[4], t_scan[4], w_first[4], w_upd[4];
 	char path[4096], cmd[8300];
 	int bad = 0;
 
@@ -336,8 +337,8 @@ int main(int argc, char **argv)
 		return 1;
 
 	printf("median of 401/401/201/41 interleaved runs; CPU time (wall-clock in brackets)\n");
-	printf("%8s %22s %22s %16s %8s\n", "rows", "first read ms", "update read ms",
-	       "update+sort ms", "ns/row");
+	printf("%8s %22s %22s %16s %8s %9s %8s\n", "rows", "first read ms", "update read ms",
+	       "update+sort ms", "ns/row", "scan ms", "ns/row");
 	/*
 	 * Rounds interleave the sizes, so that a burst of load from other jobs
 	 * hits every size alike instead of skewing one of them.
@@ -347,8 +348,9 @@ int main(int argc, char **argv)
 		size_t len[4];
 		struct allocinfo_list *upd[4];
 		struct item *arr[4];
-		double *v[4][3], *w[4][2];
+		double *v[4][4], *w[4][2];
 		int maxr = 0;
+		struct allocinfo_list *scan = allocinfo_list_new();
 
 		for (int s = 0; s < 4; s++) {
 			snprintf(path, sizeof(path), "%s/bench-%ld.txt", b, sizes[s]);
@@ -359,11 +361,11 @@ int main(int argc, char **argv)
 			}
 			upd[s] = allocinfo_list_new();
 			arr[s] = malloc(sizeof(*arr[s]) * (size_t)sizes[s]);
-			for (int k = 0; k < 3; k++)
+			for (int k = 0; k < 4; k++)
 				v[s][k] = malloc(sizeof(double) * (size_t)runs[s]);
 			for (int k = 0; k < 2; k++)
 				w[s][k] = malloc(sizeof(double) * (size_t)runs[s]);
-			if (!upd[s] || !arr[s] || !v[s][2] || !w[s][1] ||
+			if (!upd[s] || !arr[s] || !v[s][2] || !v[s][3] || !w[s][1] ||
 			    allocinfo_list_read_buffer(upd[s], buf[s], len[s]))
 				return 1;
 			maxr = runs[s] > maxr ? runs[s] : maxr;
@@ -401,26 +403,39 @@ int main(int argc, char **argv)
 				}
 				qsort(arr[s], n, sizeof(*arr[s]), cmp_bytes);
 				v[s][2][r] = cpu() - c0;
+
+				c0 = cpu();
+				n = 0;
+				if (allocinfo_list_scan_buffer(scan, buf[s], len[s]))
+					return 1;
+				while (allocinfo_list_scan_next(scan))
+					n++;
+				v[s][3][r] = cpu() - c0;
+				if (n != (size_t)sizes[s])
+					return 1;
 			}
 		}
 		for (int s = 0; s < 4; s++) {
 			t_first[s] = median(v[s][0], runs[s]);
 			t_upd[s] = median(v[s][1], runs[s]);
 			t_sort[s] = median(v[s][2], runs[s]);
+			t_scan[s] = median(v[s][3], runs[s]);
 			w_first[s] = median(w[s][0], runs[s]);
 			w_upd[s] = median(w[s][1], runs[s]);
 			per_row[s] = t_first[s] / (double)sizes[s] * 1e9;
-			printf("%8ld %8.3f [%10.3f] %8.3f [%10.3f] %16.3f %8.1f\n", sizes[s],
-			       t_first[s] * 1e3, w_first[s] * 1e3, t_upd[s] * 1e3,
-			       w_upd[s] * 1e3, t_sort[s] * 1e3, per_row[s]);
+			printf("%8ld %8.3f [%10.3f] %8.3f [%10.3f] %16.3f %8.1f %9.3f %8.1f\n",
+			       sizes[s], t_first[s] * 1e3, w_first[s] * 1e3, t_upd[s] * 1e3,
+			       w_upd[s] * 1e3, t_sort[s] * 1e3, per_row[s], t_scan[s] * 1e3,
+			       t_scan[s] / (double)sizes[s] * 1e9);
 			allocinfo_list_free(upd[s]);
 			free(buf[s]);
 			free(arr[s]);
-			for (int k = 0; k < 3; k++)
+			for (int k = 0; k < 4; k++)
 				free(v[s][k]);
 			for (int k = 0; k < 2; k++)
 				free(w[s][k]);
 		}
+		allocinfo_list_free(scan);
 	}
 	for (int s = 1; s < 4; s++) {
 		double g = per_row[s] / per_row[s - 1];
