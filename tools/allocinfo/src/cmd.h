@@ -221,7 +221,7 @@ void rows_number_dups(struct row *rows, size_t n);
 int row_cmp_ties(const struct row *a, const struct row *b);
 size_t group_key(const struct opts *o, const struct row *r, char **buf,
 		 size_t *cap);
-int sort_uses_stats(const struct opts *o);
+void warn_stats_sort(const struct opts *o, int any_stats);
 const char *key_name(enum key k);
 
 /* strings to 0, 1, 2... in the order they came (select.c) */
@@ -287,7 +287,6 @@ struct srcinfo {
 };
 
 FILE *out_open(struct outfile *of, const struct opts *o, int mode);
-size_t utf8_len(const char *s);
 int out_close(struct outfile *of, int ok);
 void put_json_str(FILE *f, const char *s);
 void put_csv_str(FILE *f, const char *s);

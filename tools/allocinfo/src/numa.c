@@ -261,11 +261,7 @@ int cmd_numa(const struct opts *o)
 		else
 			nodes_free(&rows[i]);
 	}
-	if (sort_uses_stats(o) >= 0 && !any_stats)
-		warnx("warning: no call site has lifetime counts "
-		      "(CONFIG_MEM_ALLOC_PROFILING_STATS): --sort %s orders nothing, "
-		      "rows are in the order of the other keys, then file and line",
-		      key_name((enum key)sort_uses_stats(o)));
+	warn_stats_sort(o, any_stats);
 	rows_sort(rows, kept, o, row_cmp);
 	/* --max-bytes: the sites' totals over the nodes; the largest sorts first by bytes */
 	for (size_t i = 0; o->max_bytes_set && i < kept; i++)

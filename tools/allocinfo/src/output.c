@@ -92,7 +92,7 @@ int out_close(struct outfile *of, int ok)
  * does not start one: stray continuation bytes, sequences cut short,
  * overlong forms, surrogates and code points above U+10FFFF are invalid.
  */
-size_t utf8_len(const char *s)
+static size_t utf8_len(const char *s)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	unsigned char lo = 0x80, hi = 0xbf;
@@ -125,6 +125,33 @@ size_t utf8_len(const char *s)
 }
 
 /*
+ * The length of the run at s that JSON and labels write as it is:
+ * printable ASCII but the double quote and the backslash, and valid UTF-8
+ * sequences.  The escaping functions write such runs with one call and
+ * look at the rest one byte at a time.
+ */
+static size_t plain_run(const char *s)
+{
+	const char *p = s;
+
+	for (;;) {
+		unsigned char c = (unsigned char)*p;
+		size_t n;
+
+		if (c >= 0x20 && c < 0x7f) {
+			if (c == '"' || c == '\\')
+				break;
+			p++;
+		} else if (c >= 0x80 && (n = utf8_len(p))) {
+			p += n;
+		} else {
+			break;
+		}
+	}
+	return (size_t)(p - s);
+}
+
+/*
  * JSON string.  Bytes that are not UTF-8 cannot be in a JSON text: they
  * are written as the four characters \xNN (a backslash escaped as \\),
  * which keeps every byte visible and the file loadable.
@@ -133,18 +160,22 @@ void put_json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	while (*s) {
-		unsigned char c = (unsigned char)*s;
-		size_t n = utf8_len(s);
+		size_t n = plain_run(s);
+		unsigned char c;
 
-		if (!n)
-			fprintf(f, "\\\\x%02x", c);
-		else if (c == '"' || c == '\\')
+		fwrite(s, 1, n, f);
+		s += n;
+		if (!(c = (unsigned char)*s))
+			break;
+		if (c == '"' || c == '\\')
 			fprintf(f, "\\%c", c);
 		else if (c < 0x20)
 			fprintf(f, "\\u%04x", c);
+		else if (c == 0x7f)
+			fputc(c, f);
 		else
-			fwrite(s, 1, n, f);
-		s += n ? n : 1;
+			fprintf(f, "\\\\x%02x", c);	/* not UTF-8 */
+		s++;
 	}
 	fputc('"', f);
 }
@@ -159,20 +190,22 @@ void put_label_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	while (*s) {
-		unsigned char c = (unsigned char)*s;
-		size_t n = utf8_len(s);
+		size_t n = plain_run(s);
+		unsigned char c;
 
+		fwrite(s, 1, n, f);
+		s += n;
+		if (!(c = (unsigned char)*s))
+			break;
 		if (c == '\\')
 			fputs("\\\\", f);
 		else if (c == '"')
 			fputs("\\\"", f);
 		else if (c == '\n')
 			fputs("\\n", f);
-		else if (!n || c < 0x20 || c == 0x7f)
-			fprintf(f, "\\\\x%02x", c);
 		else
-			fwrite(s, 1, n, f);
-		s += n ? n : 1;
+			fprintf(f, "\\\\x%02x", c);
+		s++;
 	}
 	fputc('"', f);
 }
@@ -196,10 +229,17 @@ void put_csv_str(FILE *f, const char *s)
 /* For a terminal: control characters (escape sequences) become '?'. */
 void put_text(FILE *f, const char *s)
 {
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	while (*s) {
+		size_t n = 0;
 
-		fputc(c < 0x20 || c == 0x7f ? '?' : c, f);
+		while ((unsigned char)s[n] >= 0x20 && s[n] != 0x7f)
+			n++;
+		fwrite(s, 1, n, f);
+		s += n;
+		if (*s) {
+			fputc('?', f);
+			s++;
+		}
 	}
 }
 

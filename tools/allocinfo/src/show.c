@@ -8,23 +8,10 @@
  * rows and one chunk of text.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <err.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
-
-static void warn_stats_sort(const struct sel *s, const struct opts *o)
-{
-	int k = sort_uses_stats(o);
-
-	if (k >= 0 && !s->any_stats)
-		warnx("warning: no call site has lifetime counts "
-		      "(CONFIG_MEM_ALLOC_PROFILING_STATS): --sort %s orders nothing, "
-		      "rows are in the order of the other keys, then file and line",
-		      key_name((enum key)k));
-}
 
 int cmd_show(int npos, char **pos, struct opts *o)
 {
@@ -69,13 +56,14 @@ int cmd_show(int npos, char **pos, struct opts *o)
 		sel_free(&s);
 		goto out;
 	}
-	warn_stats_sort(&s, o);
+	warn_stats_sort(o, s.any_stats);
 	si.l = l;
 	si.shown = sel_finish(&s);
 	si.count = s.matched;
 	si.total_bytes = s.total_bytes;
 	si.total_calls = s.total_calls;
-	if (!o->group)
+	/* occurrence labels tell repeated locations apart in the metrics */
+	if (!o->group && (o->fmt == FMT_OPENMETRICS || o->fmt == FMT_PROMETHEUS))
 		rows_number_dups(s.rows, si.shown);
 	out_open(&of, o, 0644);
 	output_rows(of.f, s.rows, &si, o);

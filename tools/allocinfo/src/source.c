@@ -11,7 +11,6 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <err.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -24,7 +24,6 @@
 #include <poll.h>
 #include <regex.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
