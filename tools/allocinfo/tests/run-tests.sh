@@ -112,7 +112,7 @@ packaging() {
 		sed -e '1,3d' -e '$d' -e 's/^       //' >"$T/example.c"
 	t "liballocinfo(3) example compiles against the installed library" 'grep -q "^int main" "$T/example.c" && cc -std=c11 -Wall -Wextra -Werror -I"$d/opt/ai/include" "$T/example.c" "$d/opt/ai/lib/liballocinfo.a" -o "$T/example"'
 	make -s --no-print-directory static >"$T/static.log" 2>&1
-	t "make static: a static binary that runs" '! ldd "$B/allocinfo-static" >/dev/null 2>&1 && "$B/allocinfo-static" --csv tests/fixtures/v1.txt | cmp -s - "$T/dyn.csv"'
+	t "make static: a static binary that runs" '! objdump -p "$B/allocinfo-static" | grep -q NEEDED && "$B/allocinfo-static" --csv tests/fixtures/v1.txt | cmp -s - "$T/dyn.csv"'
 	for m in man/allocinfo.1 man/liballocinfo.3; do
 		t "man page $m renders without warnings" '[ -z "$(MANWIDTH=80 man --warnings -l "$m" 2>&1 >/dev/null)" ] && MANWIDTH=80 man -l "$m" 2>/dev/null | grep -q "^NAME"'
 	done
