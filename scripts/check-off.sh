@@ -12,7 +12,7 @@ set -eu
 
 name=${1:?usage: check-off.sh NAME}
 src=${SRC:-$BUILD/series}
-out=${KOUT:-$BUILD/test/kernel}/$name
+out=$(realpath -m "${KOUT:-$BUILD/test/kernel}/$name")
 n=0 failed=0
 tap() { # tap ok|not-ok DESC [WHY]
 	n=$((n + 1))
