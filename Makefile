@@ -8,7 +8,7 @@ S := scripts
 KERNEL ?= $(shell awk '$$1 == "prof" { print; exit }' $(S)/configs/kernels | cut -f1 | grep . || echo stock)
 SERIES_ENV := SRC=$(CURDIR)/build/series KOUT=$(CURDIR)/build/test/kernel
 
-.PHONY: help deps source tree export check-export check-series kernel \
+.PHONY: help deps source tree export check-export check-series bisect-check kernel \
 	boot-test kunit test stress bench demo shell tool config deb boot-deb clean
 
 help:
@@ -66,6 +66,10 @@ check-export:
 ## check-series  apply the series with patch -p1, checkpatch --strict, sparse
 check-series: deps
 	$(S)/check-series.sh
+
+## bisect-check  build prof (and off for header changes) after each patch, incrementally; names the first that fails
+bisect-check: deps
+	$(S)/bisect-check.sh
 
 ## kernel        build KERNEL (default prof, else stock) from build/linux
 kernel: deps

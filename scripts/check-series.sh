@@ -37,8 +37,12 @@ fi
 checkpatched=""
 [ "$step" = all ] || [ "$step" = --checkpatch ] && checkpatched=$(series_patches)
 for p in $checkpatched; do
+	# Messages kept on purpose, with the reason, in scripts/checkpatch-exceptions.
+	ignore=$(awk -F'\t' -v p="$p" '$1 == p { printf "%s%s", sep, $2; sep = "," }' \
+		"$ROOT/scripts/checkpatch-exceptions")
 	# Debian's python3 first: spdxcheck.py needs python3-ply and python3-git.
-	if out=$(cd "$series" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict --quiet --no-summary "$ROOT/patches/$p" 2>&1); then
+	if out=$(cd "$series" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict --quiet --no-summary \
+		${ignore:+--ignore "$ignore"} "$ROOT/patches/$p" 2>&1); then
 		tap ok "checkpatch --strict: $p"
 	else
 		tap not-ok "checkpatch --strict: $p" "$(echo "$out" | grep -E '^(ERROR|WARNING|CHECK)' | head -1)"

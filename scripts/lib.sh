@@ -33,7 +33,8 @@ series_patches() {
 }
 
 # check_fragments LABEL CONFIG FRAGMENT...: every option a fragment sets or
-# unsets has that value in CONFIG; names each one that does not.
+# unsets has that value in CONFIG; names each one that does not.  With
+# KNOWN_OPTIONS set to a file of option names, only those are checked.
 check_fragments() {
 	local label=$1 config=$2 f line opt want have bad=0
 	shift 2
@@ -44,6 +45,9 @@ check_fragments() {
 			"# CONFIG_"*" is not set") opt=${line#\# } opt=${opt%% *} want="" ;;
 			*) continue ;;
 			esac
+			if [ -n "${KNOWN_OPTIONS:-}" ] && ! grep -qx "$opt" "$KNOWN_OPTIONS"; then
+				continue
+			fi
 			have=$(grep -E "^$opt=" "$config" || true)
 			if [ "$have" != "$want" ]; then
 				echo "$label: ${f##*/} asks for '${want:-$opt unset}'," \
