@@ -289,6 +289,7 @@ struct srcinfo {
 FILE *out_open(struct outfile *of, const struct opts *o, int mode);
 int out_close(struct outfile *of, int ok);
 void put_json_str(FILE *f, const char *s);
+void put_json_where(FILE *f, const struct row *r, enum group group);
 void put_csv_str(FILE *f, const char *s);
 void put_label_str(FILE *f, const char *s);
 void put_text(FILE *f, const char *s);

@@ -69,17 +69,7 @@ static void put_json_row(FILE *f, const struct row *r, int first,
 		",\"old_calls\":%" PRIu64 ",\"new_calls\":%" PRIu64,
 		first ? "" : ",", dbytes(r), r->old_bytes, r->bytes,
 		count_delta(r->calls, r->old_calls), r->old_calls, r->calls);
-	if (o->group) {
-		fprintf(f, ",\"sites\":%zu,\"key\":", r->sites);
-		put_json_str(f, r->key);
-	} else {
-		fputs(",\"file\":", f);
-		put_json_str(f, r->file);
-		fprintf(f, ",\"line\":%lu,\"func\":", r->line);
-		put_json_str(f, r->func);
-		fputs(",\"module\":", f);
-		put_json_str(f, modname(r->module));
-	}
+	put_json_where(f, r, o->group);
 	if (r->st.valid)
 		fprintf(f, ",\"delta_total_calls\":%" PRIu64 ",\"delta_total_bytes\":%" PRIu64
 			",\"delta_failed\":%" PRIu64,

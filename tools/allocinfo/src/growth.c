@@ -249,17 +249,7 @@ static void put_json(FILE *f, const struct grow *g, size_t ng, size_t shown,
 		fprintf(f, "%s\n{\"slope\":%.1f,\"mono\":%.2f,\"first\":%" PRId64
 			",\"last\":%" PRId64 ",\"samples\":%zu", i ? "," : "", g[i].slope,
 			g[i].mono, g[i].first, g[i].last, g[i].n);
-		if (o->group) {
-			fprintf(f, ",\"sites\":%zu,\"key\":", g[i].r.sites);
-			put_json_str(f, g[i].r.key);
-		} else {
-			fputs(",\"file\":", f);
-			put_json_str(f, g[i].r.file);
-			fprintf(f, ",\"line\":%lu,\"func\":", g[i].r.line);
-			put_json_str(f, g[i].r.func);
-			fputs(",\"module\":", f);
-			put_json_str(f, modname(g[i].r.module));
-		}
+		put_json_where(f, &g[i].r, o->group);
 		fprintf(f, ",\"verdict\":\"%s\"}", verdict(&g[i]));
 	}
 	fputs("\n]}\n", f);

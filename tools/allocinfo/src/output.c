@@ -180,6 +180,22 @@ void put_json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* A row's call site, or with -g its group key and number of sites. */
+void put_json_where(FILE *f, const struct row *r, enum group group)
+{
+	if (group) {
+		fprintf(f, ",\"sites\":%zu,\"key\":", r->sites);
+		put_json_str(f, r->key);
+		return;
+	}
+	fputs(",\"file\":", f);
+	put_json_str(f, r->file);
+	fprintf(f, ",\"line\":%lu,\"func\":", r->line);
+	put_json_str(f, r->func);
+	fputs(",\"module\":", f);
+	put_json_str(f, modname(r->module));
+}
+
 /*
  * Label value (OpenMetrics and the Prometheus text format alike):
  * backslash, double quote and newline escaped; bytes that are not UTF-8,
@@ -591,19 +607,9 @@ static void out_json(FILE *f, const struct row *rows, const struct srcinfo *si,
 				",\"failed\":%" PRIu64 ",\"requested\":%" PRIu64
 				",\"slack\":%" PRIu64, r->st.allocs, r->st.churn,
 				r->st.failed, r->st.requested, stats_slack(&r->st));
-		if (o->group) {
-			fprintf(f, ",\"sites\":%zu,\"key\":", r->sites);
-			put_json_str(f, r->key);
-			fputc('}', f);
-			continue;
-		}
-		fputs(",\"file\":", f);
-		put_json_str(f, r->file);
-		fprintf(f, ",\"line\":%lu,\"func\":", r->line);
-		put_json_str(f, r->func);
-		fputs(",\"module\":", f);
-		put_json_str(f, modname(r->module));
-		put_kv_json(f, r->e);
+		put_json_where(f, r, o->group);
+		if (!o->group)
+			put_kv_json(f, r->e);
 		fputc('}', f);
 	}
 	fputs("\n]}\n", f);
