@@ -75,6 +75,17 @@ load_test_module() {
 	return 1
 }
 
+# wait_rows_gone MODULE: wait (up to 20 s) until /proc/allocinfo lists no
+# row of MODULE: the tags of an unloaded module that left objects behind
+# are released a few seconds after the last of those is freed.
+wait_rows_gone() {
+	_t=0
+	while [ $_t -lt 40 ] && grep -q "\[$1\]" /proc/allocinfo 2>/dev/null; do
+		sleep 0.5
+		_t=$((_t + 1))
+	done
+}
+
 # rows_exact DESC MODULE ZERO: every row test module MODULE lists is exact
 # in /proc/allocinfo; ZERO=1, or profiling switched off, expects 0 0.
 rows_exact() {

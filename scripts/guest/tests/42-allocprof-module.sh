@@ -45,10 +45,23 @@ if [ "$am_on" = 1 ]; then
 else
 	t_eq "no unload warning when nothing was charged" 0 "$am_warn"
 fi
-t_eq "module rows gone after unload with live pages" 0 \
-	"$(grep -c '\[allocprof_test\]' /proc/allocinfo)"
-t_check "allocinfo still readable" sh -c 'cat /proc/allocinfo >/dev/null'
+if [ "$am_on" = 1 ]; then
+	t_check "rows of the unloaded module still listed, with bytes" \
+		awk '/\[allocprof_test\]/ && $1 > 0 { n++ } END { exit !n }' /proc/allocinfo
+	t_eq "every row of the unloaded module marked unloaded:yes" 0 \
+		"$(grep '\[allocprof_test\]' /proc/allocinfo | grep -vc ' unloaded:yes$')"
+else
+	t_eq "no row of the module after unload when nothing was charged" 0 \
+		"$(grep -c '\[allocprof_test\]' /proc/allocinfo)"
+fi
 t_check "kept pages freed after unload" sh -c 'echo free >/proc/allocprof_keeper'
 t_eq "keeper holds nothing" 0 "$(cat /proc/allocprof_keeper)"
+wait_rows_gone allocprof_test
+t_eq "rows of the unloaded module released after its last free" 0 \
+	"$(grep -c '\[allocprof_test\]' /proc/allocinfo)"
+if [ "$am_on" = 1 ]; then
+	t_eq "one release message naming the module" 1 \
+		"$(dmesg | grep -c 'module allocprof_test: the last of its allocations was freed')"
+fi
 t_check "allocprof_keeper unloads" rmmod allocprof_keeper
 t_check "allocinfo readable after all" sh -c 'cat /proc/allocinfo >/dev/null'

@@ -41,8 +41,12 @@ if [ "$pc_on" = 1 ]; then
 else
 	t_eq "no unload warning when nothing was charged" 0 "$pc_warn"
 fi
-t_eq "module rows gone after unload" 0 "$(grep -c '\[allocprof_percpu_test\]' /proc/allocinfo)"
+t_eq "rows of the unloaded module all marked unloaded:yes" 0 \
+	"$(grep '\[allocprof_percpu_test\]' /proc/allocinfo | grep -vc ' unloaded:yes$')"
 t_check "kept areas freed after unload" sh -c 'echo free >/proc/allocprof_keeper'
 t_eq "keeper holds nothing" 0 "$(cat /proc/allocprof_keeper)"
+wait_rows_gone allocprof_percpu_test
+t_eq "module rows released after the last free" 0 \
+	"$(grep -c '\[allocprof_percpu_test\]' /proc/allocinfo)"
 t_check "allocprof_keeper unloads" rmmod allocprof_keeper
 t_check "allocinfo readable after all" sh -c 'cat /proc/allocinfo >/dev/null'

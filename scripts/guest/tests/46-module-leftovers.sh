@@ -4,8 +4,9 @@
 # after the unload (the free then uncharges tags of a module that is
 # gone).  A reader parses /proc/allocinfo all along.  Checked: every
 # cycle loads and unloads, one unload warning per cycle with leftovers,
-# no rows of the unloaded module, every read well formed, and the
-# kernel log clean (the harness).  allocprof.churn=N sets the cycles
+# rows of an unloaded module only while it has leftovers, all marked
+# unloaded:yes, and released after the last free; every read well
+# formed, and the kernel log clean (the harness).  allocprof.churn=N sets the cycles
 # (default 30).
 
 if [ ! -r /proc/allocinfo ] || [ ! -f "$MODDIR/allocprof_test.ko" ] ||
@@ -24,7 +25,7 @@ ml_warn0=$(dmesg | grep -c 'module allocprof_test unloaded with')
 cat >/tmp/ml.awk <<'AWK'
 NR == 1 && !/^allocinfo - version: [12]\.0$/ { bad = 1 }
 NR == 2 && !/^# +<size> +<calls> <tag info>$/ { bad = 1 }
-NR > 2 && !/^ *-?[0-9]+ +[0-9]+ [^ ]+:[0-9]+( \[[^] ]+\])? func:[^ ]+( total_calls:[0-9]+ total_bytes:[0-9]+ failed:[0-9]+ requested:[0-9]+)?( accurate:no)?$/ { bad = 1 }
+NR > 2 && !/^ *-?[0-9]+ +[0-9]+ [^ ]+:[0-9]+( \[[^] ]+\])? func:[^ ]+( total_calls:[0-9]+ total_bytes:[0-9]+ failed:[0-9]+ requested:[0-9]+)?( accurate:no)?( unloaded:yes)?$/ { bad = 1 }
 END { print (bad || NR < 3) ? "bad" : "ok" }
 AWK
 rm -f /tmp/ml_stop
@@ -45,7 +46,8 @@ while [ $i -lt "$ml_n" ]; do
 		ml_left=$((ml_left + 1))
 	fi
 	rmmod allocprof_test || { ml_bad="$ml_bad rmmod($i)"; break; }
-	grep -q '\[allocprof_test\]' /proc/allocinfo && ml_bad="$ml_bad rows-after-unload($i)"
+	grep '\[allocprof_test\]' /proc/allocinfo | grep -qv ' unloaded:yes$' &&
+		ml_bad="$ml_bad unmarked-rows-after-unload($i)"
 	echo free >/proc/allocprof_keeper || ml_bad="$ml_bad keeper-free($i)"
 done
 touch /tmp/ml_stop
@@ -59,4 +61,6 @@ t_eq "one unload warning per cycle with leftovers" "$ml_left" "$ml_warn"
 t_check "allocinfo read during the cycles ($(wc -l </tmp/ml_reads) reads)" \
 	[ "$(wc -l </tmp/ml_reads)" -gt 0 ]
 t_eq "every read during the cycles well formed" 0 "$(grep -c bad /tmp/ml_reads)"
-t_eq "no allocprof_test rows left" 0 "$(grep -c '\[allocprof_test\]' /proc/allocinfo)"
+wait_rows_gone allocprof_test
+t_eq "no allocprof_test rows left once everything is freed" 0 \
+	"$(grep -c '\[allocprof_test\]' /proc/allocinfo)"
