@@ -70,8 +70,11 @@ case " $cmdline " in
 esac
 
 # shellcheck disable=SC2086
+# One TCG thread for all vCPUs: the kernels patch static key jumps while
+# other CPUs run them, which multi-threaded TCG mishandles (see
+# configs/jump-label.config).
 set -- qemu-system-x86_64 -nodefaults -display none -no-reboot \
-	-m 512 -smp 2,sockets=2,cores=1,threads=1 \
+	-accel tcg,thread=single -m 512 -smp 2,sockets=2,cores=1,threads=1 \
 	-kernel "$image" -initrd "$initrd" \
 	-serial stdio -serial "file:$results" \
 	-append "console=ttyS0 panic=-1 tsc=reliable allocprof.mode=test $cmdline" \
