@@ -35,6 +35,16 @@ cmdline_has() {
 	return 1
 }
 
+# cmdline_value KEY DEFAULT: the value of the last KEY=value word of the
+# kernel command line, or DEFAULT.
+cmdline_value() {
+	_val=$2
+	for _w in $(cat /proc/cmdline); do
+		case "$_w" in "$1"=*) _val=${_w#*=} ;; esac
+	done
+	echo "$_val"
+}
+
 # Directory where test modules (.ko) were placed by the host.
 MODDIR=/modules
 

@@ -32,10 +32,7 @@ if [ "$(cat /proc/sys/vm/mem_profiling)" != 1 ]; then
 	return 0
 fi
 
-st_ms=1000
-for w in $(cat /proc/cmdline); do
-	case "$w" in allocprof.stress_ms=*) st_ms=${w#*=} ;; esac
-done
+st_ms=$(cmdline_value allocprof.stress_ms 1000)
 
 # st_get KEY: a value from the module's report.
 st_get() { awk -v k="$1" '$1 == k { print $2 }' $st_proc; }

@@ -15,10 +15,7 @@ if [ ! -r /proc/allocinfo ] || [ ! -f "$MODDIR/allocprof_test.ko" ] ||
 	return 0
 fi
 
-ml_n=30
-for w in $(cat /proc/cmdline); do
-	case "$w" in allocprof.churn=*) ml_n=${w#*=} ;; esac
-done
+ml_n=$(cmdline_value allocprof.churn 30)
 ml_on=$(cat /proc/sys/vm/mem_profiling)
 ml_warn0=$(dmesg | grep -c 'module allocprof_test unloaded with')
 

@@ -16,10 +16,7 @@ if [ ! -r /proc/allocinfo ]; then
 	return 0
 fi
 
-rc_n=30
-for w in $(cat /proc/cmdline); do
-	case "$w" in allocprof.churn=*) rc_n=${w#*=} ;; esac
-done
+rc_n=$(cmdline_value allocprof.churn 30)
 rc_vm() { awk '$1 == "VmallocUsed:" { print $2 }' /proc/meminfo; }
 rc_warn0=$(dmesg | grep -c 'module allocprof_rcu_test unloaded with')
 
