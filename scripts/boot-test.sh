@@ -62,6 +62,20 @@ case " $cmdline " in
 	;;
 esac
 
+# allocprof.bootconfig=KEY=VALUE on the command line: that key goes in a
+# bootconfig at the end of the initrd, which 'bootconfig' has the kernel
+# read (CONFIG_BOOT_CONFIG).
+for w in $cmdline; do
+	case "$w" in
+	allocprof.bootconfig=*)
+		[ "$initrd" != "$base_initrd" ] || cp "$base_initrd" "$logdir/initrd"
+		initrd=$logdir/initrd
+		append_bootconfig "$initrd" "${w#*=}"
+		cmdline="$cmdline bootconfig"
+		;;
+	esac
+done
+
 # KUnit suites run only where asked for.
 kunit=0
 case " $cmdline " in

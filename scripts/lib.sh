@@ -58,3 +58,28 @@ check_fragments() {
 	done
 	return "$bad"
 }
+
+# le32 N: N as four bytes, least significant first.
+le32() {
+	printf "$(printf '\\%03o' $(($1 & 255)) $(($1 >> 8 & 255)) \
+		$(($1 >> 16 & 255)) $(($1 >> 24 & 255)))"
+}
+
+# append_bootconfig FILE KEY=VALUE: append a bootconfig holding that one
+# key to initrd FILE, in the layout of tools/bootconfig: the text padded
+# with NULs to a multiple of 4 bytes, its size, the sum of its bytes
+# (both 32-bit little-endian) and "#BOOTCONFIG\n".
+append_bootconfig() {
+	local text size sum
+	text="${2%%=*} = ${2#*=}"
+	size=$(((${#text} + 1 + 3) / 4 * 4))
+	sum=$(printf '%s\n' "$text" | od -An -tu1 -v |
+		awk '{ for (i = 1; i <= NF; i++) s += $i } END { print s }')
+	{
+		printf '%s\n' "$text"
+		head -c $((size - ${#text} - 1)) /dev/zero
+		le32 "$size"
+		le32 "$sum"
+		printf '#BOOTCONFIG\n'
+	} >>"$1"
+}

@@ -7,6 +7,14 @@ mp=/proc/sys/vm/mem_profiling
 t_eq "no sysctl boot error for mem_profiling" "" \
 	"$(dmesg | grep "Failed to set sysctl parameter 'vm.mem_profiling" | head -1)"
 
+# allocprof.bootconfig=kernel.KEY=VALUE: the host appended a bootconfig
+# with that key; the kernel lists it as KEY=VALUE on its command line.
+mp_bc=$(cmdline_value allocprof.bootconfig "")
+if [ -n "$mp_bc" ]; then
+	t_check "bootconfig read: ${mp_bc#kernel.} on the command line" \
+		cmdline_has "${mp_bc#kernel.}"
+fi
+
 mp_boot=
 for w in $(cat /proc/cmdline); do
 	case "$w" in sysctl.vm.mem_profiling=*) mp_boot=${w#*=} ;; esac

@@ -4,10 +4,13 @@
  * the test modules (allocprof_test, allocprof_percpu_test), so that a
  * test module can be unloaded while memory charged to its allocation
  * tags is still allocated.  Reading /proc/allocprof_keeper gives how
- * many it holds; writing "free" to it, or unloading it, frees them.
+ * many it holds; writing "free" to it, or unloading it, frees them;
+ * writing "drain" frees them one by one, about half a millisecond apart,
+ * so that the frees overlap an unload running on another CPU.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/gfp.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -53,15 +56,25 @@ int allocprof_keeper_stash_percpu(void __percpu *p)
 }
 EXPORT_SYMBOL_GPL(allocprof_keeper_stash_percpu);
 
+static void free_kept(struct kept *k)
+{
+	if (k->page)
+		__free_pages(k->page, k->order);
+	else
+		free_percpu(k->percpu);
+}
+
 static void free_all(void)
 {
-	while (nr_kept) {
-		struct kept *k = &kept[--nr_kept];
+	while (nr_kept)
+		free_kept(&kept[--nr_kept]);
+}
 
-		if (k->page)
-			__free_pages(k->page, k->order);
-		else
-			free_percpu(k->percpu);
+static void drain(void)
+{
+	while (nr_kept) {
+		free_kept(&kept[--nr_kept]);
+		usleep_range(400, 600);
 	}
 }
 
@@ -73,6 +86,10 @@ static int ctl_show(struct seq_file *m)
 
 static int ctl_command(const char *cmd, const char __user *ubuf, size_t len)
 {
+	if (!strcmp(cmd, "drain")) {
+		drain();
+		return 0;
+	}
 	if (strcmp(cmd, "free"))
 		return -EINVAL;
 	free_all();
