@@ -53,11 +53,13 @@ if grep -q '^CONFIG_MODULES=y' "$kdir/.config"; then
 fi
 
 # Small static helper programs for the guest tests (scripts/guest/bin/*.c);
-# tests that need one skip when it is missing.
+# tests that need one skip when it is missing.  The kernel's uapi headers
+# come after the system's, for the ones the C library does not ship yet.
 for c in "$guest"/bin/*.c; do
 	[ -f "$c" ] || continue
 	p=$(basename "$c" .c)
-	gcc -static -O2 -std=c11 -Wall -o "$stage/bin/$p" "$c" 2>"$stage/gcc.log" ||
+	gcc -static -O2 -std=c11 -Wall -idirafter "$kdir/source/include/uapi" \
+		-o "$stage/bin/$p" "$c" 2>"$stage/gcc.log" ||
 		msg "guest helper $p not built: $(head -1 "$stage/gcc.log")"
 	rm -f "$stage/gcc.log"
 done
