@@ -48,17 +48,17 @@ rmmod allocprof_keeper
 
 t_eq "$mr_n cycles of rmmod beside frees of its leftovers" "" "$mr_bad"
 echo "# $(($(dmesg | grep -c 'module allocprof_test unloaded with') - mr_warn0)) of $mr_n unloads found leftovers not yet freed"
-if [ $mr_trace = 1 ]; then
-	echo 0 >$mr_ev/enable && echo 0 >$mr_ev/filter
-fi
-if [ $mr_trace = 1 ] && [ "$(cat /proc/sys/vm/mem_profiling)" != 1 ]; then
-	t_skip "uncharge events during the cycles" "profiling off, nothing charged"
-elif [ $mr_trace = 1 ]; then
-	t_check "uncharge events of the module recorded during the cycles" \
-		grep -q 'alloc_tag_uncharge:.*module=allocprof_test' /sys/kernel/tracing/trace
-	: >/sys/kernel/tracing/trace
-else
+if [ $mr_trace = 0 ]; then
 	t_skip "uncharge events during the cycles" "no alloc_tag_uncharge event"
+else
+	echo 0 >$mr_ev/enable && echo 0 >$mr_ev/filter
+	if [ "$(cat /proc/sys/vm/mem_profiling)" = 1 ]; then
+		t_check "uncharge events of the module recorded during the cycles" \
+			grep -q 'alloc_tag_uncharge:.*module=allocprof_test' /sys/kernel/tracing/trace
+	else
+		t_skip "uncharge events during the cycles" "profiling off, nothing charged"
+	fi
+	: >/sys/kernel/tracing/trace
 fi
 wait_rows_gone allocprof_test
 t_eq "no allocprof_test rows left once everything is freed" 0 \
