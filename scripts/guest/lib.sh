@@ -146,13 +146,14 @@ thp_usable() {
 	fi
 }
 
-# thp_start N: set THP to madvise and start /bin/thp N, its input on fd 3
-# and its output on fd 4; thp_reply is its first line ("ready", or "died").
+# thp_start ARG...: set THP to madvise and start /bin/thp ARG... (N, or
+# -g NODE), its input on fd 3 and its output on fd 4; thp_reply is its
+# first line ("ready", or "died").
 thp_start() {
 	thp_mode=$(sed 's/.*\[\(.*\)\].*/\1/' $thp_enabled)
 	echo madvise >$thp_enabled
 	mkfifo /tmp/thp.in /tmp/thp.out
-	thp "$1" </tmp/thp.in >/tmp/thp.out &
+	thp "$@" </tmp/thp.in >/tmp/thp.out &
 	thp_pid=$!
 	exec 3>/tmp/thp.in 4</tmp/thp.out
 	read -r thp_reply <&4 || thp_reply=died

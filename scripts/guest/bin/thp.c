@@ -16,6 +16,10 @@
  * which moves huge page I to NODE with move_pages() and answers "ok" once
  * the kernel reports it there.  At the end of its input it unmaps
  * everything and exits 0; on any error it exits 1.
+ *
+ * Usage: thp -g NODE
+ * Maps one 1 GiB hugetlb page from the pool of NODE instead (huge page 0
+ * of the commands node and move).
  */
 #define _DEFAULT_SOURCE
 #include <errno.h>
@@ -28,6 +32,9 @@
 #include <unistd.h>
 
 #define HPAGE (2UL << 20)
+#define GPAGE (1UL << 30)
+#define MAP_HUGE_1GB_ (30 << 26)	/* MAP_HUGE_SHIFT */
+#define MPOL_BIND 2
 #define MPOL_MF_MOVE (1 << 1)
 
 /*
@@ -74,29 +81,56 @@ static int cut(char *p, const char *cmd, size_t len)
 	return r;
 }
 
+/* One gigantic hugetlb page from NODE's pool, faulted in; NULL on error. */
+static char *gigantic(int node)
+{
+	unsigned long mask = 1UL << node;
+	char *p = mmap(NULL, GPAGE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_HUGE_1GB_,
+		       -1, 0);
+
+	if (p == MAP_FAILED) {
+		perror("thp: mmap(MAP_HUGETLB, 1 GiB)");
+		return NULL;
+	}
+	if (syscall(SYS_mbind, p, GPAGE, MPOL_BIND, &mask, 8 * sizeof(mask), 0)) {
+		perror("thp: mbind");
+		return NULL;
+	}
+	p[0] = 0x5a;
+	return p;
+}
+
 int main(int argc, char **argv)
 {
-	unsigned long n = argc == 2 ? strtoul(argv[1], NULL, 10) : 0;
+	int giga = argc == 3 && !strcmp(argv[1], "-g");
+	unsigned long n = giga ? 1 : argc == 2 ? strtoul(argv[1], NULL, 10) : 0;
 	unsigned long i, off, len;
 	char line[80], cmd[16], *raw, *mem;
-	size_t size = (n + 1) * HPAGE;
+	size_t size = giga ? GPAGE : (n + 1) * HPAGE;
 
 	if (n < 1 || n > 64) {
-		fprintf(stderr, "usage: thp N (1 to 64 huge pages)\n");
+		fprintf(stderr, "usage: thp N (1 to 64 huge pages) | thp -g NODE\n");
 		return 1;
 	}
-	raw = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (raw == MAP_FAILED) {
-		perror("thp: mmap");
-		return 1;
+	if (giga) {
+		raw = mem = gigantic(atoi(argv[2]) & 63);
+		if (!mem)
+			return 1;
+	} else {
+		raw = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (raw == MAP_FAILED) {
+			perror("thp: mmap");
+			return 1;
+		}
+		mem = (char *)(((uintptr_t)raw + HPAGE - 1) & ~(HPAGE - 1));
+		if (madvise(mem, n * HPAGE, MADV_HUGEPAGE)) {
+			perror("thp: madvise(MADV_HUGEPAGE)");
+			return 1;
+		}
+		memset(mem, 0x5a, n * HPAGE);
 	}
-	mem = (char *)(((uintptr_t)raw + HPAGE - 1) & ~(HPAGE - 1));
-	if (madvise(mem, n * HPAGE, MADV_HUGEPAGE)) {
-		perror("thp: madvise(MADV_HUGEPAGE)");
-		return 1;
-	}
-	memset(mem, 0x5a, n * HPAGE);
 	printf("ready\n");
 	fflush(stdout);
 	while (fgets(line, sizeof(line), stdin)) {

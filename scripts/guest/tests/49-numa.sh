@@ -120,3 +120,66 @@ nt_thp_move() {
 }
 
 nt_thp_move
+
+# A gigantic hugetlb page from alloc_contig_pages(), charged page by page,
+# moved to the other node's boot-time gigantic page, which nobody charged
+# (boot test debug-gigantic-numa: hugepages=1 with numa=fake=2): every
+# page's charge moves with the data, and once both pool pages are freed
+# neither node's row keeps bytes the other lost.
+# nt_giga_rows: "bytes calls" of alloc_gigantic_page in /proc/allocinfo,
+# then on node 0 and node 1.
+nt_giga_rows() {
+	for f in /proc/allocinfo "node:0" "node:1"; do
+		if [ "$f" = /proc/allocinfo ]; then
+			grep " func:alloc_gigantic_page\( \|\$\)" /proc/allocinfo
+		else
+			grep " func:alloc_gigantic_page $f\( \|\$\)" /proc/allocinfo_numa
+		fi | awk '{ b += $1; c += $2 } END { printf "%d %d ", b, c }'
+	done
+}
+
+# nt_giga_on BASE NODE: BASE plus a gigantic page charged page by page,
+# in all and on NODE.
+nt_giga_on() {
+	echo "$1" | awk -v n="$2" '{
+		$1 += 1073741824; $2 += 262144; $(3 + 2 * n) += 1073741824; $(4 + 2 * n) += 262144
+		printf "%d %d %d %d %d %d ", $1, $2, $3, $4, $5, $6 }'
+}
+
+nt_giga_move() {
+	ng=hugepages/hugepages-1048576kB
+	ng_to=
+	for n in 0 1; do
+		[ "$(cat /sys/devices/system/node/node$n/$ng/free_hugepages 2>/dev/null)" = 1 ] && ng_to=$n
+	done
+	if [ ! -x /bin/thp ] || [ -z "$ng_to" ]; then
+		t_skip "gigantic page moved between nodes" "no free boot-time gigantic page"
+		return 0
+	fi
+	ng_from=$((1 - ng_to))
+	ngf=/sys/devices/system/node/node$ng_from/$ng
+	ngt=/sys/devices/system/node/node$ng_to/$ng
+	ng_base=$(nt_giga_rows)
+	echo 1 >"$ngf/nr_hugepages"
+	if [ "$(cat "$ngf/free_hugepages")" != 1 ]; then
+		t_skip "gigantic page moved between nodes" "no free GiB on node $ng_from"
+		return 0
+	fi
+	t_eq "gigantic page charged page by page on node $ng_from" \
+		"$(nt_giga_on "$ng_base" $ng_from)" "$(nt_giga_rows)"
+	thp_start -g $ng_from
+	t_eq "a mapping gets node $ng_from's gigantic page" "ready $ng_from" \
+		"$thp_reply $(thp_ask node 0 || echo died)"
+	t_eq "move_pages() moves it to node $ng_to's boot-time page" ok \
+		"$(thp_ask move 0 $ng_to || echo died)"
+	t_eq "every page's charge moved to node $ng_to" \
+		"$(nt_giga_on "$ng_base" $ng_to)" "$(nt_giga_rows)"
+	thp_stop
+	t_eq "thp -g unmaps and exits" 0 $?
+	echo 0 >"$ngf/nr_hugepages"
+	echo 0 >"$ngt/nr_hugepages"
+	t_eq "both gigantic pages freed: rows back to their base on each node" \
+		"$ng_base" "$(nt_giga_rows)"
+}
+
+nt_giga_move
