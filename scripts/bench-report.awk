@@ -39,6 +39,11 @@ $2 == "@@READ" {
 	if (!((c, rows) in rseen)) { rseen[c, rows] = 1; rlist[c] = rlist[c] " " rows }
 	ai[c, rows, bs] = $5 - $7; sr[c, rows, bs] = $6 - $7
 }
+$2 == "@@QUERY" {
+	c = $1; rows = $3
+	if (!((c, rows) in qseen)) { qseen[c, rows] = 1; qlist[c] = qlist[c] " " rows }
+	qmatch[c, rows] = $4; qaiq[c, rows] = $5; qgrep[c, rows] = $6; qtool[c, rows] = $7; qtext[c, rows] = $8
+}
 END {
 	print "Guest instructions (ns under `-icount shift=0,sleep=off`, `-smp 1`), " note "."
 	print ""
@@ -167,6 +172,25 @@ END {
 		}
 	}
 	print summ
+	print ""
+	print "### A filtered query: the rows of one file (`mm/slub.c`)"
+	print ""
+	print "Whole processes: `aiq rows -F mm/slub.c` (the query ioctls) against"
+	print "`grep -F ' mm/slub.c:' /proc/allocinfo` (the text), and"
+	print "`allocinfo -x --file mm/slub.c -a` through the ioctls against `--text`."
+	print ""
+	print "| config | rows | matched | aiq (ioctls) | grep (text) | ratio | allocinfo (ioctls) | allocinfo --text | ratio |"
+	print "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+	for (i = 1; i <= ncf; i++) {
+		c = cf[i]; if (qlist[c] == "" || c ~ /notrace|listener/) continue
+		n = split(qlist[c], rl, " ")
+		for (k = 1; k <= n; k++) {
+			r = rl[k]
+			printf("| `%s` | %d | %d | %d | %d | %.2f | %d | %d | %.2f |\n", c, r, qmatch[c, r],
+			       qaiq[c, r], qgrep[c, r], qaiq[c, r] / qgrep[c, r],
+			       qtool[c, r], qtext[c, r], qtool[c, r] / qtext[c, r])
+		}
+	}
 }
 function line(name, arr,   i, s) {
 	s = "| " name

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Build a busybox-static initramfs for the kernel built in KDIR: /init,
 # the guest tests and helpers, test modules built against KDIR (when it has
-# modules), and the static allocinfo tool when it has been built.
+# modules), and the static allocinfo command.
 #
 # Usage: mkinitramfs.sh KDIR OUT.cpio.gz
 # Environment: MODULE_DIRS, folders of module sources (default
@@ -64,7 +64,12 @@ for c in "$guest"/bin/*.c; do
 	rm -f "$stage/gcc.log"
 done
 
-tool=$ROOT/tools/allocinfo/build/allocinfo-static
-[ -x "$tool" ] && cp "$tool" "$stage/bin/allocinfo"
+# The allocinfo command, built against the kernel's uapi header: its
+# copy of the query ABI is checked against the kernel's at compile time.
+kabs=$(cd "$kdir" && pwd)
+tb=$kabs/allocinfo-tool
+make -s -C "$ROOT/tools/allocinfo" B="$tb" \
+	CC="gcc -idirafter $kabs/source/include/uapi" static
+cp "$tb/allocinfo-static" "$stage/bin/allocinfo"
 
 (cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) | gzip -1 >"$out"

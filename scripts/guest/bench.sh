@@ -96,6 +96,24 @@ readpoint() {
 		echo "@@READ $rows $bs $(readcost /proc/allocinfo $bs) $(readcost /proc/allocprof_seqref $bs) $(readcost /dev/null $bs)"
 	done
 	rmmod allocprof_seqref
+	querypoint "$rows"
+}
+# A filtered query, the rows of one file: the query ioctls (the aiq
+# helper, the allocinfo command) against reading the text (busybox grep,
+# allocinfo --text).  "@@QUERY rows matched aiq grep allocinfo allocinfo-text"
+querycost() {
+	clk _t0
+	"$@" >/dev/null 2>&1
+	clk _t1
+	echo $((_t1 - _t0))
+}
+querypoint() {
+	command -v allocinfo >/dev/null && command -v aiq >/dev/null || return 0
+	q=mm/slub.c
+	echo "@@QUERY $1 $(aiq rows -F $q | wc -l) $(querycost aiq rows -F $q)" \
+		"$(querycost grep -F " $q:" /proc/allocinfo)" \
+		"$(querycost allocinfo --ioctl -x --file $q -a)" \
+		"$(querycost allocinfo --text -x --file $q -a)"
 }
 if [ -r /proc/allocinfo ]; then
 	readpoint

@@ -3,7 +3,9 @@
 # sites in its order; each filter selects what the text file filtered the
 # same way holds; a module's rows read the same bytes and calls both
 # ways; the content id changes when a module loads and unloads; bad
-# requests get their errors; only root opens the file.  And the
+# requests get their errors; only root opens the file.  The allocinfo
+# command reads exact-name and size queries through the ioctls and gets
+# the rows the text gives.  And the
 # read-only vm.mem_profiling_compressed says whether page references are
 # packed in page flags, as the kernel log does.
 
@@ -101,9 +103,40 @@ if have_module "allocinfo ioctls on module rows" allocprof_test; then
 	t_eq "module and size range filters ($qi_min bytes exactly)" \
 		"$(echo "$qi_mod" | awk -v m="$qi_min" '$4 == m' | wc -l)" \
 		"$(aiq rows -m allocprof_test -s "$qi_min" -S "$qi_min" | wc -l)"
+	if command -v allocinfo >/dev/null; then
+		qi_q="-a -b --csv -x --module allocprof_test"
+		# shellcheck disable=SC2086
+		allocinfo -v $qi_q >/tmp/qi_tool 2>/tmp/qi_v
+		t_check "allocinfo -x --module reads through the ioctls" \
+			grep -q "read through the query ioctls" /tmp/qi_v
+		# shellcheck disable=SC2086
+		t_eq "allocinfo -x --module: rows, bytes and calls as in the text" \
+			"$(allocinfo --text $qi_q)" "$(cat /tmp/qi_tool)"
+		# shellcheck disable=SC2086
+		t_eq "allocinfo -x --module --min-bytes $qi_min: as in the text" \
+			"$(allocinfo --text $qi_q --min-bytes "$qi_min")" \
+			"$(allocinfo --ioctl $qi_q --min-bytes "$qi_min")"
+		t_check "allocinfo: the module's rows ($(grep -c , /tmp/qi_tool)) are there" \
+			[ "$(grep -c , /tmp/qi_tool)" -gt 2 ]
+	fi
 	echo free >/proc/allocprof_test
 	rmmod allocprof_test
 	t_check "content id changes when a module unloads" [ "$(aiq id)" != "$qi_id1" ]
 	t_eq "no rows of the unloaded module" "" "$(aiq rows -m allocprof_test)"
+fi
+if command -v allocinfo >/dev/null; then
+	# bytes move while the guest runs: the call sites, in file order
+	qi_sites() { allocinfo -a -b --csv -s file,line,func "$@" | cut -d, -f4-7; }
+	for qf in mm/slub.c mm/page_alloc.c; do
+		t_eq "allocinfo -x --file $qf: the call sites of the text" \
+			"$(qi_sites --text -x --file $qf)" "$(qi_sites --ioctl -x --file $qf)"
+	done
+	t_eq "allocinfo --file '^mm/slub\\.c\$' is an exact name for the ioctls" \
+		"through the query ioctls" \
+		"$(allocinfo -v --file '^mm/slub\.c$' 2>&1 >/dev/null | sed -n 's/.*: read //p')"
+	t_eq "allocinfo --file with a regular expression reads the text" "as text" \
+		"$(allocinfo -v --file 'mm/slub' 2>&1 >/dev/null | sed -n 's/.*: read //p')"
+	t_eq "allocinfo --ioctl with no filter: every call site" "$(wc -l </tmp/qi_all)" \
+		"$(allocinfo --ioctl -a --csv | sed 1d | wc -l)"
 fi
 echo "# allocinfo ioctl walk for one file vs reading the text file: $(aiq time 20 -F mm/slub.c)"

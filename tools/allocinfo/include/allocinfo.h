@@ -4,7 +4,8 @@
  *
  * liballocinfo reads the kernel's /proc/allocinfo (memory allocation
  * profiling, versions 1.x and 2.x) or a saved copy of it into a list of
- * call-site entries.  A list is filled by one read and updated in place by
+ * call-site entries.  A filtered read of the live file is answered by the
+ * kernel's query ioctls where it has them (Linux 7.3, allocprof 6.1).  A list is filled by one read and updated in place by
  * later reads: an entry keeps its address across reads for as long as the
  * list lives, so callers may keep pointers to entries and attach their own
  * data to them.  All types are opaque; use the accessors.  See
@@ -20,7 +21,7 @@
 extern "C" {
 #endif
 
-#define ALLOCINFO_LIB_VERSION "1.1.0"
+#define ALLOCINFO_LIB_VERSION "1.2.0"
 
 /* Where the kernel publishes the profile (mode 0400, root only). */
 #define ALLOCINFO_PROC_PATH "/proc/allocinfo"
@@ -36,6 +37,7 @@ enum allocinfo_error {
 	ALLOCINFO_ENOHEADER,	/* no "allocinfo - version: X.Y" header */
 	ALLOCINFO_EVERSION,	/* unsupported major format version */
 	ALLOCINFO_ETOOBIG,	/* input larger than the list's limit */
+	ALLOCINFO_ENOIOCTL,	/* ALLOCINFO_BACKEND_IOCTL: the source has no query ioctls */
 	ALLOCINFO_NERRORS
 };
 
@@ -61,6 +63,22 @@ enum allocinfo_field {
 	ALLOCINFO_FIELD_MODULE,		/* built-in code is "vmlinux" */
 };
 
+/*
+ * How a read or scan of a file descriptor or path gets its rows.  AUTO
+ * (the default) asks the kernel by ioctl when the source is the live file,
+ * the kernel answers queries, and the list's query has a filter the kernel
+ * applies (an exact name of a file, function or module, a minimum of
+ * bytes); otherwise, and when a row's name may be cut to the interface's
+ * 63 characters, it reads the text.  Rows read by ioctl carry bytes, calls
+ * and accurate:no, the fields of the interface, and no other key:value
+ * pairs; their allocinfo_entry_lineno() is their rank in the answer.
+ */
+enum allocinfo_backend {
+	ALLOCINFO_BACKEND_AUTO = 0,
+	ALLOCINFO_BACKEND_TEXT,		/* always the text */
+	ALLOCINFO_BACKEND_IOCTL,	/* always the ioctls, with or without a filter */
+};
+
 #define ALLOCINFO_MATCH_EXCLUDE	1u	/* rows that match are dropped */
 #define ALLOCINFO_MATCH_EXACT	2u	/* the whole string, not a regex */
 
@@ -75,6 +93,8 @@ int allocinfo_list_read_buffer(struct allocinfo_list *list, const char *buf,
 			       size_t len);
 size_t allocinfo_list_prune(struct allocinfo_list *list);
 int allocinfo_list_set_max_input(struct allocinfo_list *list, size_t max);
+int allocinfo_list_set_backend(struct allocinfo_list *list, int backend);
+int allocinfo_list_backend(const struct allocinfo_list *list);
 int allocinfo_list_geterror(const struct allocinfo_list *list);
 int allocinfo_list_errno(const struct allocinfo_list *list);
 

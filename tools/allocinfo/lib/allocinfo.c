@@ -17,6 +17,10 @@
  * did not see are flagged vanished and stay until allocinfo_list_prune()
  * or allocinfo_list_free().
  *
+ * A read or scan of the live file with a query the kernel can filter is
+ * answered by its query ioctls instead of the text (kernel.c); the rows go
+ * through the same query test and the same update of entries.
+ *
  * A scan reads a source a chunk at a time and hands out each row that
  * passes the query as one scratch entry, overwritten by the next: memory
  * stays at one chunk whatever the size of the source, and nothing is
@@ -100,6 +104,9 @@ struct allocinfo_list {
 	int raw_valid;
 	size_t max_input;		/* 0: no limit */
 	const struct allocinfo_query *query;
+	int backend;			/* enum allocinfo_backend: asked */
+	int used;			/* and used by the last read or scan */
+	struct ai_kernel kern;		/* rows of the last ioctl read or scan */
 	char *names;			/* the row's names, NUL-terminated, for the query */
 	size_t names_cap;
 	/* the scan in progress */
@@ -119,6 +126,7 @@ static const char *const errstr[ALLOCINFO_NERRORS] = {
 	[ALLOCINFO_ENOHEADER] = "not an allocinfo file: missing 'allocinfo - version: X.Y' header",
 	[ALLOCINFO_EVERSION] = "unsupported allocinfo format version",
 	[ALLOCINFO_ETOOBIG] = "input too large",
+	[ALLOCINFO_ENOIOCTL] = "the source does not answer allocinfo queries (ioctl)",
 };
 
 const char *allocinfo_strerror(int error)
@@ -163,6 +171,7 @@ static void hdr_clear(struct allocinfo_list *l)
 static void scan_end(struct allocinfo_list *l)
 {
 	ai_text_release(&l->scan);
+	ai_kernel_release(&l->kern);
 	if (l->scan_fd >= 0)
 		close(l->scan_fd);
 	l->scan_fd = -1;
@@ -249,6 +258,30 @@ int allocinfo_list_read_path(struct allocinfo_list *l, const char *path)
 }
 
 static int parse_buffer(struct allocinfo_list *l, const char *buf, size_t len);
+static int store_kernel_rows(struct allocinfo_list *l);
+
+/*
+ * Collect the rows of fd by ioctl if the list's backend and query call for
+ * it: ALLOCINFO_OK with l->used set, AI_KERNEL_NO, or an error (set).
+ */
+static int try_kernel(struct allocinfo_list *l, int fd)
+{
+	int ret, sys;
+
+	l->used = ALLOCINFO_BACKEND_TEXT;
+	if (l->backend == ALLOCINFO_BACKEND_TEXT)
+		return AI_KERNEL_NO;
+	ret = ai_kernel_collect(&l->kern, fd, l->query,
+				l->backend == ALLOCINFO_BACKEND_IOCTL, &sys);
+	if (ret == ALLOCINFO_OK) {
+		l->used = ALLOCINFO_BACKEND_IOCTL;
+		return ret;
+	}
+	ai_kernel_release(&l->kern);
+	if (ret != AI_KERNEL_NO)
+		ai_set_error(l, ret, sys);
+	return ret;
+}
 
 int allocinfo_list_read_fd(struct allocinfo_list *l, int fd)
 {
@@ -258,6 +291,14 @@ int allocinfo_list_read_fd(struct allocinfo_list *l, int fd)
 		return l ? ai_set_error(l, ALLOCINFO_EINVAL, 0) : ALLOCINFO_EINVAL;
 	scan_end(l);
 	l->raw_valid = 0;
+	ret = try_kernel(l, fd);
+	if (ret == ALLOCINFO_OK) {
+		ret = store_kernel_rows(l);
+		ai_kernel_release(&l->kern);
+		return ret;
+	}
+	if (ret != AI_KERNEL_NO)
+		return ret;
 	ret = ai_read_all(fd, &l->rbuf, &l->rcap, &l->rlen, l->max_input, &sys);
 	if (ret)
 		return ai_set_error(l, ret, sys);
@@ -273,6 +314,7 @@ int allocinfo_list_read_buffer(struct allocinfo_list *l, const char *buf,
 		return l ? ai_set_error(l, ALLOCINFO_EINVAL, 0) : ALLOCINFO_EINVAL;
 	scan_end(l);
 	l->raw_valid = 0;
+	l->used = ALLOCINFO_BACKEND_TEXT;
 	if (l->max_input && len > l->max_input)
 		return ai_set_error(l, ALLOCINFO_ETOOBIG, 0);
 	return parse_buffer(l, buf, len);
@@ -284,6 +326,19 @@ int allocinfo_list_set_max_input(struct allocinfo_list *l, size_t max)
 		return ALLOCINFO_EINVAL;
 	l->max_input = max;
 	return ALLOCINFO_OK;
+}
+
+int allocinfo_list_set_backend(struct allocinfo_list *l, int backend)
+{
+	if (!l || backend < ALLOCINFO_BACKEND_AUTO || backend > ALLOCINFO_BACKEND_IOCTL)
+		return ALLOCINFO_EINVAL;
+	l->backend = backend;
+	return ALLOCINFO_OK;
+}
+
+int allocinfo_list_backend(const struct allocinfo_list *l)
+{
+	return l ? l->used : ALLOCINFO_BACKEND_AUTO;
 }
 
 int allocinfo_list_set_query(struct allocinfo_list *l,
@@ -539,32 +594,38 @@ static int row_wanted(struct allocinfo_list *l, const struct ai_row *r)
 	return ai_query_names(q, f, fn, m);
 }
 
-static int parse_buffer(struct allocinfo_list *l, const char *buf, size_t len)
+/* Rows from the text @t, or from the ioctl backend's rows if @t is NULL. */
+static int next_row(struct allocinfo_list *l, struct ai_text *t, struct ai_row *r)
 {
-	struct ai_text t;
+	return t ? ai_text_next(t, r, l) : ai_kernel_next(&l->kern, r);
+}
+
+/* Make room in the table for about @rows rows, on the first read. */
+static int size_table(struct allocinfo_list *l, size_t rows)
+{
+	size_t nb = l->nbuckets;
+
+	if (l->count || rows <= nb)
+		return 0;
+	while (nb < rows)
+		nb *= 2;
+	return grow_table(l, nb);
+}
+
+/* Store the rows of a read that pass the query: the text's or the kernel's. */
+static int store_rows(struct allocinfo_list *l, struct ai_text *t)
+{
 	struct allocinfo_entry *en, *cursor;
 	struct ai_row r;
 	uint32_t gen;
 	int rc;
 
-	ai_text_init_mem(&t, buf, len);
-	if (ai_text_header(&t, l))
-		return l->error;
-	/* size the table for the rows to come (60 to 100 bytes a row) */
-	if (!l->count && (len - t.pos) / 96 > l->nbuckets) {
-		size_t nb = l->nbuckets;
-
-		while (nb < (len - t.pos) / 96)
-			nb *= 2;
-		if (grow_table(l, nb))
-			return ai_set_error(l, ALLOCINFO_ENOMEM, ENOMEM);
-	}
 	l->gen++;
 	gen = (uint32_t)l->gen;
 	l->mal_count = 0;
 	l->present = 0;
 	cursor = l->head;
-	while ((rc = ai_text_next(&t, &r, l)) > 0) {
+	while ((rc = next_row(l, t, &r)) > 0) {
 		uint64_t h;
 		unsigned occ = 0;
 		int want = row_wanted(l, &r);
@@ -607,6 +668,32 @@ static int parse_buffer(struct allocinfo_list *l, const char *buf, size_t len)
 	return ai_set_error(l, ALLOCINFO_OK, 0);
 }
 
+static int parse_buffer(struct allocinfo_list *l, const char *buf, size_t len)
+{
+	struct ai_text t;
+
+	ai_text_init_mem(&t, buf, len);
+	if (ai_text_header(&t, l))
+		return l->error;
+	/* 60 to 100 bytes a row */
+	if (size_table(l, (len - t.pos) / 96))
+		return ai_set_error(l, ALLOCINFO_ENOMEM, ENOMEM);
+	return store_rows(l, &t);
+}
+
+/*
+ * A kernel that answers the ioctls prints the 2.0 text (its rows may end
+ * in key:value pairs); the text's header lines are not read.
+ */
+static int store_kernel_rows(struct allocinfo_list *l)
+{
+	ai_set_version(l, 2, 0);
+	ai_set_header(l, NULL, 0);
+	if (size_table(l, l->kern.n))
+		return ai_set_error(l, ALLOCINFO_ENOMEM, ENOMEM);
+	return store_rows(l, NULL);
+}
+
 /* ---- scans ------------------------------------------------------------ */
 
 static int scan_begin(struct allocinfo_list *l)
@@ -622,13 +709,32 @@ static int scan_begin(struct allocinfo_list *l)
 	return ai_set_error(l, ALLOCINFO_OK, 0);
 }
 
+/* A scan of fd: by ioctl if try_kernel() says so, else of its text. */
+static int scan_begin_fd(struct allocinfo_list *l, int fd)
+{
+	int ret = try_kernel(l, fd);
+
+	if (ret == ALLOCINFO_OK) {
+		l->scanning = 1;
+		l->mal_count = 0;
+		ai_set_version(l, 2, 0);
+		ai_set_header(l, NULL, 0);
+		return ai_set_error(l, ALLOCINFO_OK, 0);
+	}
+	if (ret != AI_KERNEL_NO) {
+		scan_end(l);
+		return l->error;
+	}
+	ai_text_init_fd(&l->scan, fd, l->max_input);
+	return scan_begin(l);
+}
+
 int allocinfo_list_scan_fd(struct allocinfo_list *l, int fd)
 {
 	if (!l || fd < 0)
 		return l ? ai_set_error(l, ALLOCINFO_EINVAL, 0) : ALLOCINFO_EINVAL;
 	scan_end(l);
-	ai_text_init_fd(&l->scan, fd, l->max_input);
-	return scan_begin(l);
+	return scan_begin_fd(l, fd);
 }
 
 int allocinfo_list_scan_path(struct allocinfo_list *l, const char *path)
@@ -641,9 +747,8 @@ int allocinfo_list_scan_path(struct allocinfo_list *l, const char *path)
 	fd = open_source(l, path);
 	if (fd < 0)
 		return l->error;
-	ai_text_init_fd(&l->scan, fd, l->max_input);
 	l->scan_fd = fd;
-	return scan_begin(l);
+	return scan_begin_fd(l, fd);
 }
 
 int allocinfo_list_scan_buffer(struct allocinfo_list *l, const char *buf,
@@ -652,6 +757,7 @@ int allocinfo_list_scan_buffer(struct allocinfo_list *l, const char *buf,
 	if (!l || (!buf && len))
 		return l ? ai_set_error(l, ALLOCINFO_EINVAL, 0) : ALLOCINFO_EINVAL;
 	scan_end(l);
+	l->used = ALLOCINFO_BACKEND_TEXT;
 	if (l->max_input && len > l->max_input)
 		return ai_set_error(l, ALLOCINFO_ETOOBIG, 0);
 	ai_text_init_mem(&l->scan, buf, len);
@@ -663,11 +769,12 @@ const struct allocinfo_entry *allocinfo_list_scan_next(struct allocinfo_list *l)
 	struct allocinfo_entry *e;
 	struct ai_row r;
 	size_t need;
-	int rc, want, own;
+	int rc, want, own, kernel;
 
 	if (!l || !l->scanning)
 		return NULL;
-	while ((rc = ai_text_next(&l->scan, &r, l)) > 0) {
+	kernel = l->used == ALLOCINFO_BACKEND_IOCTL;
+	while ((rc = next_row(l, kernel ? NULL : &l->scan, &r)) > 0) {
 		if ((want = row_wanted(l, &r)) > 0)
 			break;
 		if (want < 0) {
@@ -690,7 +797,7 @@ const struct allocinfo_entry *allocinfo_list_scan_next(struct allocinfo_list *l)
 	 * text for a last line without a newline): no copy per row.  A
 	 * caller's buffer is not ours to write: copied.
 	 */
-	own = l->scan.own && l->scan.buf == l->scan.own;
+	own = !kernel && l->scan.own && l->scan.buf == l->scan.own;
 	need = own ? 3 * sizeof(char *) : names_size(&r);
 	if (too_long(&r) || need > l->se_cap || !l->se) {
 		size_t cap = need > 256 ? need : 256;

@@ -7,13 +7,13 @@
  *                accessors;
  *   text.c       the text backend: reading a source (with the input limit),
  *                the version line, and rows as slices of the text;
+ *   kernel.c     the ioctl backend: a filtered read of the live file
+ *                that the kernel answers without printing text;
  *   query.c      the query object: filters a read applies to each row
  *                before it costs an entry.
  * A read pulls rows from a backend one at a time (struct ai_row), tests
- * them against the list's query, and stores or returns them.  Another
- * backend (a filtered live read through the kernel's ioctl) would fill the
- * same struct ai_row, hand the query's filters it can apply to the kernel
- * and leave the rest to ai_query_row(); nothing above the backend changes.
+ * them against the list's query, and stores or returns them; nothing
+ * above the backends knows which one filled the row.
  */
 #ifndef ALLOCINFO_INTERNAL_H
 #define ALLOCINFO_INTERNAL_H
@@ -60,6 +60,19 @@ void ai_text_release(struct ai_text *t);
 int ai_text_header(struct ai_text *t, struct allocinfo_list *l);
 int ai_text_next(struct ai_text *t, struct ai_row *r, struct allocinfo_list *l);
 
+/* The ioctl backend's rows for one read (struct allocinfo_tag_data). */
+struct ai_kernel {
+	struct allocinfo_tag_data *rows;
+	size_t n, cap, next;
+};
+
+#define AI_KERNEL_NO (-1)	/* ai_kernel_collect(): read the text instead */
+
+int ai_kernel_collect(struct ai_kernel *k, int fd,
+		      const struct allocinfo_query *q, int forced, int *sys);
+int ai_kernel_next(struct ai_kernel *k, struct ai_row *r);
+void ai_kernel_release(struct ai_kernel *k);
+
 /* allocinfo.c, for the backends */
 int ai_set_error(struct allocinfo_list *l, int error, int sys);
 void ai_malformed(struct allocinfo_list *l, size_t lineno, const char *why);
@@ -69,6 +82,8 @@ void ai_set_header(struct allocinfo_list *l, char **kv, size_t n);
 /* query.c */
 #define AI_BUILTIN_MODULE "vmlinux"	/* what module patterns see for built-in code */
 int ai_query_needs_names(const struct allocinfo_query *q);
+const char *ai_query_exact_name(const struct allocinfo_query *q, int field);
+int64_t ai_query_min_bytes(const struct allocinfo_query *q);
 int ai_query_values(const struct allocinfo_query *q, int64_t bytes,
 		    uint64_t calls);
 int ai_query_names(const struct allocinfo_query *q, const char *file,

@@ -60,6 +60,39 @@ void allocinfo_query_free(struct allocinfo_query *q)
 	free(q);
 }
 
+/*
+ * The string an extended regular expression matches when it matches one
+ * whole string only: "^", characters that are not special or are escaped
+ * punctuation, "$".  NULL (and no error) when it is anything else.
+ */
+static char *literal_of(const char *re)
+{
+	static const char special[] = ".[]()*+?{}|^$\\";
+	size_t n = strlen(re), j = 0;
+	char *lit;
+
+	if (n < 2 || re[0] != '^' || re[n - 1] != '$')
+		return NULL;
+	lit = malloc(n);
+	if (!lit)
+		return NULL;
+	for (size_t i = 1; i < n - 1; i++) {
+		char c = re[i];
+
+		if (c == '\\' && i + 1 < n - 1 && strchr(special, re[i + 1]))
+			c = re[++i];
+		else if (strchr(special, c))
+			break;
+		lit[j++] = c;
+		if (i == n - 2) {
+			lit[j] = '\0';
+			return lit;
+		}
+	}
+	free(lit);
+	return NULL;
+}
+
 int allocinfo_query_add_match(struct allocinfo_query *q, int field,
 			      const char *pattern, unsigned flags)
 {
@@ -82,7 +115,9 @@ int allocinfo_query_add_match(struct allocinfo_query *q, int field,
 	m = &q->m[q->n];
 	m->field = field;
 	m->flags = flags;
-	if (flags & ALLOCINFO_MATCH_EXACT) {
+	if (!(flags & ALLOCINFO_MATCH_EXACT) && (m->text = literal_of(pattern))) {
+		m->flags |= ALLOCINFO_MATCH_EXACT;
+	} else if (flags & ALLOCINFO_MATCH_EXACT) {
 		m->text = strdup(pattern);
 		if (!m->text) {
 			snprintf(q->err, sizeof(q->err), "out of memory");
@@ -132,6 +167,33 @@ int allocinfo_query_set_nonzero(struct allocinfo_query *q, int on)
 int ai_query_needs_names(const struct allocinfo_query *q)
 {
 	return q && q->n;
+}
+
+const char *ai_query_exact_name(const struct allocinfo_query *q, int field)
+{
+	const char *name = NULL;
+
+	for (size_t i = 0; q && i < q->n; i++) {
+		const struct match *m = &q->m[i];
+
+		if (m->field != field || (m->flags & ALLOCINFO_MATCH_EXCLUDE))
+			continue;
+		if (name || !(m->flags & ALLOCINFO_MATCH_EXACT))
+			return NULL;
+		name = m->text;
+	}
+	return name;
+}
+
+int64_t ai_query_min_bytes(const struct allocinfo_query *q)
+{
+	int64_t min = 0;
+
+	if (q && (q->values & Q_MIN_BYTES))
+		min = q->min_bytes;
+	if (q && (q->values & Q_NONZERO) && min < 1)
+		min = 1;
+	return min;
 }
 
 int ai_query_values(const struct allocinfo_query *q, int64_t bytes,

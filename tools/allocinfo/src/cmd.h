@@ -76,6 +76,9 @@ struct opts {
 	size_t max_input;
 	int64_t fail_above, max_bytes;
 	int fail_above_set, max_bytes_set;
+	int exact;		/* name patterns are whole names */
+	int backend;		/* ALLOCINFO_BACKEND_*: --ioctl, --text */
+	int verbose;
 };
 
 /*
@@ -221,6 +224,7 @@ void rows_number_dups(struct row *rows, size_t n);
 int row_cmp_ties(const struct row *a, const struct row *b);
 size_t group_key(const struct opts *o, const struct row *r, char **buf,
 		 size_t *cap);
+int is_stats_key(enum key k);
 void warn_stats_sort(const struct opts *o, int any_stats);
 const char *key_name(enum key k);
 

@@ -20,7 +20,7 @@
 
 #include "cmd.h"
 
-#define VERSION "1.1.0"
+#define VERSION "1.2.0"
 
 static void usage(FILE *f)
 {
@@ -37,6 +37,10 @@ static void usage(FILE *f)
 	      "      --strict            malformed lines are fatal (exit status 3)\n"
 	      "      --max-input SIZE    refuse sources larger than SIZE (default 64M,\n"
 	      "                          0: no limit)\n"
+	      "      --ioctl, --text     read the live file through the kernel's query\n"
+	      "                          ioctls, or as text (default: ioctls when the\n"
+	      "                          kernel has them and can filter the rows)\n"
+	      "  -v, --verbose           say how each source was read\n"
 	      "Selection and order:\n"
 	      "  -n, --lines N           show the first N rows (table default 20)\n"
 	      "  -a, --all               show all rows\n"
@@ -49,6 +53,8 @@ static void usage(FILE *f)
 	      "      --exclude-module RE drop modules matching RE\n"
 	      "      --file RE, --exclude-file RE, --func RE, --exclude-func RE\n"
 	      "                          the same for the source file and function\n"
+	      "  -x, --exact             the patterns are whole names, not regular\n"
+	      "                          expressions\n"
 	      "      --min-bytes N       keep rows with at least N bytes (K/M/G suffixes)\n"
 	      "      --min-calls N       keep rows with at least N calls\n"
 	      "      --nonzero           drop rows with zero bytes\n"
@@ -82,7 +88,7 @@ static void usage(FILE *f)
 enum {
 	O_STRICT = 256, O_MODULE, O_XMODULE, O_FILE, O_XFILE, O_FUNC, O_XFUNC,
 	O_MINB, O_MINC, O_NONZERO, O_JSON, O_CSV, O_OM, O_FOLDED, O_FORMAT,
-	O_UNCHANGED, O_NUMA, O_MAXIN, O_PROM, O_MAXB, O_FAILA,
+	O_UNCHANGED, O_NUMA, O_MAXIN, O_PROM, O_MAXB, O_FAILA, O_IOCTL, O_TEXT,
 };
 
 static const struct option longopts[] = {
@@ -114,6 +120,10 @@ static const struct option longopts[] = {
 	{ "count", required_argument, NULL, 'c' },
 	{ "unchanged", no_argument, NULL, O_UNCHANGED },
 	{ "numa", no_argument, NULL, O_NUMA },
+	{ "exact", no_argument, NULL, 'x' },
+	{ "ioctl", no_argument, NULL, O_IOCTL },
+	{ "text", no_argument, NULL, O_TEXT },
+	{ "verbose", no_argument, NULL, 'v' },
 	{ "max-input", required_argument, NULL, O_MAXIN },
 	{ "max-bytes", required_argument, NULL, O_MAXB },
 	{ "fail-above", required_argument, NULL, O_FAILA },
@@ -260,7 +270,7 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 	o->sort[0].key = K_BYTES;
 	o->sort[0].desc = 1;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:n:as:g:bo:d:i:c:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:n:as:g:bo:d:i:c:xvhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f': o->input = optarg; break;
 		case O_STRICT: o->strict = 1; break;
@@ -306,6 +316,10 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 			break;
 		case O_UNCHANGED: o->unchanged = 1; break;
 		case O_NUMA: o->numa = 1; break;
+		case 'x': o->exact = 1; break;
+		case O_IOCTL: o->backend = ALLOCINFO_BACKEND_IOCTL; break;
+		case O_TEXT: o->backend = ALLOCINFO_BACKEND_TEXT; break;
+		case 'v': o->verbose = 1; break;
 		case O_MAXIN:
 			o->max_input = (size_t)parse_num(optarg, "input limit", 1, 0);
 			break;

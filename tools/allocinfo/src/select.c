@@ -338,6 +338,11 @@ const char *key_name(enum key k)
 	return k < K_NKEYS ? names[k] : "?";
 }
 
+int is_stats_key(enum key k)
+{
+	return k == K_ALLOCS || k == K_CHURN || k == K_FAILED || k == K_SLACK;
+}
+
 /*
  * The lifetime count keys order nothing in rows that have no such counts
  * (a kernel without CONFIG_MEM_ALLOC_PROFILING_STATS): say so, rather
@@ -348,7 +353,7 @@ void warn_stats_sort(const struct opts *o, int any_stats)
 	for (int i = 0; i < o->nsort && !any_stats; i++) {
 		enum key k = o->sort[i].key;
 
-		if (k == K_ALLOCS || k == K_CHURN || k == K_FAILED || k == K_SLACK) {
+		if (is_stats_key(k)) {
 			warnx("warning: no call site has lifetime counts "
 			      "(CONFIG_MEM_ALLOC_PROFILING_STATS): --sort %s orders "
 			      "nothing, rows are in the order of the other keys, then "

@@ -83,7 +83,8 @@ struct allocinfo_query *query_new(const struct opts *o, int values)
 		err(EX_RUNTIME, "allocinfo_query_new");
 	for (int i = 0; i < o->npat; i++)
 		if (allocinfo_query_add_match(q, o->pat[i].field, o->pat[i].re,
-					      o->pat[i].flags))
+					      o->pat[i].flags |
+					      (o->exact ? ALLOCINFO_MATCH_EXACT : 0)))
 			usage_error("bad regular expression '%s': %s", o->pat[i].re,
 				    allocinfo_query_error(q));
 	if (values && o->min_bytes_set)
@@ -141,6 +142,11 @@ int source_error(const struct allocinfo_list *l, const struct opts *o,
 	case ALLOCINFO_ETOOBIG:
 		warnx("%s: input too large: more than %s (--max-input raises the limit)",
 		      name, fmt_size(lim, sizeof(lim), (int64_t)o->max_input, 0));
+		break;
+	case ALLOCINFO_ENOIOCTL:
+		warnx("%s: no allocinfo query ioctls here (they need Linux 7.3 or "
+		      "allocprof's 6.1 series, and the live file); --text reads the text",
+		      name);
 		break;
 	case ALLOCINFO_EVERSION:
 		warnx("%s: unsupported format version %d.%d (this allocinfo reads 1.x and 2.x)",
@@ -250,6 +256,29 @@ int stats_bad(const struct allocinfo_entry *e, const struct opts *o,
 }
 
 /*
+ * How to read: as asked, else the library's choice, but the text when a
+ * sort key needs the lifetime counts, which the ioctls do not carry.
+ */
+static void set_backend(struct allocinfo_list *l, const struct opts *o)
+{
+	int backend = o->backend;
+
+	for (int i = 0; i < o->nsort && backend == ALLOCINFO_BACKEND_AUTO; i++)
+		if (is_stats_key(o->sort[i].key))
+			backend = ALLOCINFO_BACKEND_TEXT;
+	allocinfo_list_set_backend(l, backend);
+}
+
+static void say_backend(const struct allocinfo_list *l, const struct opts *o,
+			const char *path)
+{
+	if (o->verbose)
+		fprintf(stderr, "allocinfo: %s: read %s\n", src_name(o, path),
+			allocinfo_list_backend(l) == ALLOCINFO_BACKEND_IOCTL ?
+			"through the query ioctls" : "as text");
+}
+
+/*
  * Load a source into a list.  Returns 0, or an exit status after printing
  * the reason.  report: say something about malformed lines and the sysctl
  * (the first read of a view; later ones would repeat it).
@@ -262,12 +291,15 @@ int load(struct allocinfo_list *l, const struct opts *o, const char *path,
 	int rc;
 
 	allocinfo_list_set_max_input(l, o->max_input);
+	set_backend(l, o);
 	if (path && !strcmp(path, "-"))
 		rc = allocinfo_list_read_fd(l, 0);
 	else
 		rc = allocinfo_list_read_path(l, path ? path : live_path(o, "allocinfo"));
 	if (rc)
 		return source_error(l, o, path, rc);
+	if (report)
+		say_backend(l, o, path);
 	if (report && is_live(o, path))
 		check_sysctl(o);
 	if ((rc = report_malformed(l, o, name, report)))
@@ -287,12 +319,14 @@ int scan_open(struct allocinfo_list *l, const struct opts *o, const char *path)
 	int rc;
 
 	allocinfo_list_set_max_input(l, o->max_input);
+	set_backend(l, o);
 	if (path && !strcmp(path, "-"))
 		rc = allocinfo_list_scan_fd(l, 0);
 	else
 		rc = allocinfo_list_scan_path(l, path ? path : live_path(o, "allocinfo"));
 	if (rc)
 		return source_error(l, o, path, rc);
+	say_backend(l, o, path);
 	if (is_live(o, path))
 		check_sysctl(o);
 	return 0;

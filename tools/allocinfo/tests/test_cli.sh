@@ -40,6 +40,22 @@ check "source: no trailing newline" eval '[ $rc = 0 ] && row1 | grep -q "a.c:1 *
 run -a "$F/v2.txt"
 check "v2: key:value pairs shown" eval 'has "foo_init *foo *accurate:no" && has "total_calls:123 requested:60"'
 
+# exact names, and the query ioctls that only the live file answers
+run -a -b --module foo "$F/v1.txt"
+check "filter: --module is a regular expression" eval '[ "$(nrows)" = 2 ]'
+run -a -b -x --func foo_init --module foo "$F/v1.txt"
+check "filter: -x matches whole names" eval '[ $rc = 0 ] && [ "$(nrows)" = 1 ] && row1 | grep -q "^1048576 "'
+run -a -b -x --func foo "$F/v1.txt"
+check "filter: -x does not match part of a name" eval '[ $rc = 0 ] && [ "$(nrows)" = 0 ]'
+run -a -b -x --func "foo.*" "$F/v1.txt"
+check "filter: -x takes patterns literally" eval '[ $rc = 0 ] && [ "$(nrows)" = 0 ]'
+run -v -x --file mm/slub.c "$F/v1.txt"
+check "source: -v says a file is read as text" eval '[ $rc = 0 ] && errhas "v1.txt: read as text"'
+run --ioctl -x --file mm/slub.c "$F/v1.txt"
+check "source: --ioctl on a file is an error" eval '[ $rc = 1 ] && errhas "no allocinfo query ioctls" && ! [ -s "$T/out" ]'
+run top -i 1 --ioctl "$F/v1.txt"
+check "source: --ioctl on a file is an error in top" eval '[ $rc = 1 ] && errhas "no allocinfo query ioctls"'
+
 # a 1.0 kernel that backported the key:value marker: every row counts
 "$GEN" 600 5 2 | sed '1s/2\.0/1.0/' >"$T/v1kv.txt"
 run --json --strict "$T/v1kv.txt"

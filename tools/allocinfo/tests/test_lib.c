@@ -845,6 +845,76 @@ static void scan_query_and_dup(void **state)
 	allocinfo_query_free(q);
 }
 
+/*
+ * A regular expression that names one whole string is an exact match (the
+ * kernel can filter on it); one with a special character left is not.
+ */
+static void literal_patterns(void **state)
+{
+	static const char buf[] =
+		"allocinfo - version: 2.0\n"
+		"10 1 mm/slub.c:1 func:f\n"
+		"20 1 mm/slubxc:1 func:f\n"
+		"30 1 mm/slub.c:2 [m] func:f\n";
+	static const struct { const char *re; size_t rows; } cases[] = {
+		{ "^mm/slub\\.c$", 2 }, { "^mm/slub.c$", 3 }, { "mm/slub\\.c", 2 },
+		{ "^mm/slub\\.c", 2 }, { "^mm/slub\\.c\\$", 0 },
+	};
+	struct allocinfo_list *l = allocinfo_list_new();
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct allocinfo_query *q = allocinfo_query_new();
+
+		assert_int_equal(allocinfo_query_add_match(q, ALLOCINFO_FIELD_FILE,
+							   cases[i].re, 0), ALLOCINFO_OK);
+		allocinfo_list_set_query(l, q);
+		assert_int_equal(allocinfo_list_read_buffer(l, buf, sizeof(buf) - 1),
+				 ALLOCINFO_OK);
+		assert_int_equal(allocinfo_list_present(l), cases[i].rows);
+		allocinfo_list_set_query(l, NULL);
+		allocinfo_query_free(q);
+	}
+	allocinfo_list_free(l);
+}
+
+/* Files are text: the query ioctls only where asked for, with a clear error. */
+static void backends(void **state)
+{
+	struct allocinfo_list *l = allocinfo_list_new();
+	struct allocinfo_query *q = allocinfo_query_new();
+	char path[] = "/tmp/allocinfo-test-XXXXXX";
+	static const char text[] = "allocinfo - version: 2.0\n5 1 a.c:1 func:f\n";
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
+	assert_int_equal(allocinfo_list_set_backend(l, 7), ALLOCINFO_EINVAL);
+	assert_int_equal(allocinfo_list_set_backend(NULL, 0), ALLOCINFO_EINVAL);
+	assert_int_equal(allocinfo_query_add_match(q, ALLOCINFO_FIELD_FILE, "a.c",
+						   ALLOCINFO_MATCH_EXACT), ALLOCINFO_OK);
+	allocinfo_list_set_query(l, q);
+	assert_int_equal(allocinfo_list_read_path(l, path), ALLOCINFO_OK);
+	assert_int_equal(allocinfo_list_backend(l), ALLOCINFO_BACKEND_TEXT);
+	assert_int_equal(allocinfo_list_present(l), 1);
+	assert_int_equal(allocinfo_list_set_backend(l, ALLOCINFO_BACKEND_IOCTL), ALLOCINFO_OK);
+	assert_int_equal(allocinfo_list_read_path(l, path), ALLOCINFO_ENOIOCTL);
+	assert_int_equal(allocinfo_list_scan_path(l, path), ALLOCINFO_ENOIOCTL);
+	assert_null(allocinfo_list_scan_next(l));
+	/* the failed reads lost nothing */
+	assert_int_equal(allocinfo_list_present(l), 1);
+	assert_string_equal(allocinfo_entry_file(allocinfo_list_first(l)), "a.c");
+	assert_int_equal(allocinfo_list_set_backend(l, ALLOCINFO_BACKEND_TEXT), ALLOCINFO_OK);
+	assert_int_equal(allocinfo_list_scan_path(l, path), ALLOCINFO_OK);
+	assert_non_null(allocinfo_list_scan_next(l));
+	assert_int_equal(allocinfo_list_backend(l), ALLOCINFO_BACKEND_TEXT);
+	close(fd);
+	unlink(path);
+	allocinfo_list_free(l);
+	allocinfo_query_free(q);
+}
+
 /* sources without end: a scan holds a chunk, and stops at the limit */
 static void scan_limits(void **state)
 {
@@ -1015,6 +1085,8 @@ int main(void)
 		cmocka_unit_test(scan_matches_read),
 		cmocka_unit_test(scan_query_and_dup),
 		cmocka_unit_test(scan_limits),
+		cmocka_unit_test(literal_patterns),
+		cmocka_unit_test(backends),
 		cmocka_unit_test(strerror_all),
 		cmocka_unit_test(snapshot_header_meta),
 		cmocka_unit_test(v1_rows_with_pairs),
