@@ -40,8 +40,8 @@ $2 == "@@READ" {
 	ai[c, rows, bs] = $5 - $7; sr[c, rows, bs] = $6 - $7
 }
 $2 == "@@QUERY" {
+	# measured at each row count of the @@READ lines (readpoint)
 	c = $1; rows = $3
-	if (!((c, rows) in qseen)) { qseen[c, rows] = 1; qlist[c] = qlist[c] " " rows }
 	qmatch[c, rows] = $4; qaiq[c, rows] = $5; qgrep[c, rows] = $6; qtool[c, rows] = $7; qtext[c, rows] = $8
 }
 END {
@@ -182,10 +182,10 @@ END {
 	print "| config | rows | matched | aiq (ioctls) | grep (text) | ratio | allocinfo (ioctls) | allocinfo --text | ratio |"
 	print "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 	for (i = 1; i <= ncf; i++) {
-		c = cf[i]; if (qlist[c] == "" || c ~ /notrace|listener/) continue
-		n = split(qlist[c], rl, " ")
+		c = cf[i]; if (rlist[c] == "" || c ~ /notrace|listener/) continue
+		n = split(rlist[c], rl, " ")
 		for (k = 1; k <= n; k++) {
-			r = rl[k]
+			r = rl[k]; if (!((c, r) in qaiq)) continue
 			printf("| `%s` | %d | %d | %d | %d | %.2f | %d | %d | %.2f |\n", c, r, qmatch[c, r],
 			       qaiq[c, r], qgrep[c, r], qaiq[c, r] / qgrep[c, r],
 			       qtool[c, r], qtext[c, r], qtool[c, r] / qtext[c, r])

@@ -72,25 +72,29 @@ t_eq "module rows gone after unload" 0 \
 # by /bin/thp, see scripts/guest/bin/thp.c): migration hands the charge to
 # the new huge page, so its /proc/allocinfo row stays exact and its
 # 2 MiB and one call move from one node's row to the other's.
-# nt_thp_rows: "bytes calls" of the THP row in /proc/allocinfo, then of
-# its node:0 and node:1 rows.
-nt_thp_rows() {
+# nt_func_rows FUNC: "bytes calls" of FUNC's rows in /proc/allocinfo, then
+# on node 0 and node 1.
+nt_func_rows() {
 	for f in /proc/allocinfo "node:0" "node:1"; do
 		if [ "$f" = /proc/allocinfo ]; then
-			grep " func:do_huge_pmd_anonymous_page\( \|\$\)" /proc/allocinfo
+			grep " func:$1\( \|\$\)" /proc/allocinfo
 		else
-			grep " func:do_huge_pmd_anonymous_page $f\( \|\$\)" /proc/allocinfo_numa
+			grep " func:$1 $f\( \|\$\)" /proc/allocinfo_numa
 		fi | awk '{ b += $1; c += $2 } END { printf "%d %d ", b, c }'
 	done
 }
 
-# nt_thp_expect BASE NODE: BASE (from nt_thp_rows) plus one 2 MiB call,
-# in all and on node NODE.
-nt_thp_expect() {
-	echo "$1" | awk -v n="$2" '{
-		$1 += 2097152; $2 += 1; $(3 + 2 * n) += 2097152; $(4 + 2 * n) += 1
+# nt_plus BASE NODE BYTES CALLS: BASE (from nt_func_rows) plus BYTES in
+# CALLS calls, in all and on node NODE.
+nt_plus() {
+	echo "$1" | awk -v n="$2" -v b="$3" -v c="$4" '{
+		$1 += b; $2 += c; $(3 + 2 * n) += b; $(4 + 2 * n) += c
 		printf "%d %d %d %d %d %d ", $1, $2, $3, $4, $5, $6 }'
 }
+
+# The THP row, and BASE plus one 2 MiB call on NODE
+nt_thp_rows() { nt_func_rows do_huge_pmd_anonymous_page; }
+nt_thp_expect() { nt_plus "$1" "$2" 2097152 1; }
 
 nt_thp_move() {
 	thp_usable "THP moved between nodes" || return 0
@@ -126,25 +130,10 @@ nt_thp_move
 # (boot test debug-gigantic-numa: hugepages=1 with numa=fake=2): every
 # page's charge moves with the data, and once both pool pages are freed
 # neither node's row keeps bytes the other lost.
-# nt_giga_rows: "bytes calls" of alloc_gigantic_page in /proc/allocinfo,
-# then on node 0 and node 1.
-nt_giga_rows() {
-	for f in /proc/allocinfo "node:0" "node:1"; do
-		if [ "$f" = /proc/allocinfo ]; then
-			grep " func:alloc_gigantic_page\( \|\$\)" /proc/allocinfo
-		else
-			grep " func:alloc_gigantic_page $f\( \|\$\)" /proc/allocinfo_numa
-		fi | awk '{ b += $1; c += $2 } END { printf "%d %d ", b, c }'
-	done
-}
-
-# nt_giga_on BASE NODE: BASE plus a gigantic page charged page by page,
-# in all and on NODE.
-nt_giga_on() {
-	echo "$1" | awk -v n="$2" '{
-		$1 += 1073741824; $2 += 262144; $(3 + 2 * n) += 1073741824; $(4 + 2 * n) += 262144
-		printf "%d %d %d %d %d %d ", $1, $2, $3, $4, $5, $6 }'
-}
+# The rows of run-time gigantic pages, and BASE plus one charged page by
+# page on NODE
+nt_giga_rows() { nt_func_rows alloc_gigantic_page; }
+nt_giga_on() { nt_plus "$1" "$2" 1073741824 262144; }
 
 nt_giga_move() {
 	ng=hugepages/hugepages-1048576kB

@@ -258,11 +258,14 @@ int allocinfo_list_read_path(struct allocinfo_list *l, const char *path)
 }
 
 static int parse_buffer(struct allocinfo_list *l, const char *buf, size_t len);
-static int store_kernel_rows(struct allocinfo_list *l);
+static int size_table(struct allocinfo_list *l, size_t rows);
+static int store_rows(struct allocinfo_list *l, struct ai_text *t);
 
 /*
  * Collect the rows of fd by ioctl if the list's backend and query call for
- * it: ALLOCINFO_OK with l->used set, AI_KERNEL_NO, or an error (set).
+ * it: ALLOCINFO_OK with l->used set, AI_KERNEL_NO, or an error (set).  A
+ * kernel that answers the ioctls prints the 2.0 text (its rows may end in
+ * key:value pairs); the text's header lines are not read.
  */
 static int try_kernel(struct allocinfo_list *l, int fd)
 {
@@ -275,6 +278,8 @@ static int try_kernel(struct allocinfo_list *l, int fd)
 				l->backend == ALLOCINFO_BACKEND_IOCTL, &sys);
 	if (ret == ALLOCINFO_OK) {
 		l->used = ALLOCINFO_BACKEND_IOCTL;
+		ai_set_version(l, 2, 0);
+		ai_set_header(l, NULL, 0);
 		return ret;
 	}
 	ai_kernel_release(&l->kern);
@@ -293,7 +298,8 @@ int allocinfo_list_read_fd(struct allocinfo_list *l, int fd)
 	l->raw_valid = 0;
 	ret = try_kernel(l, fd);
 	if (ret == ALLOCINFO_OK) {
-		ret = store_kernel_rows(l);
+		ret = size_table(l, l->kern.n) ?
+		      ai_set_error(l, ALLOCINFO_ENOMEM, ENOMEM) : store_rows(l, NULL);
 		ai_kernel_release(&l->kern);
 		return ret;
 	}
@@ -681,26 +687,13 @@ static int parse_buffer(struct allocinfo_list *l, const char *buf, size_t len)
 	return store_rows(l, &t);
 }
 
-/*
- * A kernel that answers the ioctls prints the 2.0 text (its rows may end
- * in key:value pairs); the text's header lines are not read.
- */
-static int store_kernel_rows(struct allocinfo_list *l)
-{
-	ai_set_version(l, 2, 0);
-	ai_set_header(l, NULL, 0);
-	if (size_table(l, l->kern.n))
-		return ai_set_error(l, ALLOCINFO_ENOMEM, ENOMEM);
-	return store_rows(l, NULL);
-}
-
 /* ---- scans ------------------------------------------------------------ */
 
 static int scan_begin(struct allocinfo_list *l)
 {
 	l->scanning = 1;
 	l->mal_count = 0;
-	if (ai_text_header(&l->scan, l)) {
+	if (l->used == ALLOCINFO_BACKEND_TEXT && ai_text_header(&l->scan, l)) {
 		int rc = l->error;
 
 		scan_end(l);
@@ -714,18 +707,12 @@ static int scan_begin_fd(struct allocinfo_list *l, int fd)
 {
 	int ret = try_kernel(l, fd);
 
-	if (ret == ALLOCINFO_OK) {
-		l->scanning = 1;
-		l->mal_count = 0;
-		ai_set_version(l, 2, 0);
-		ai_set_header(l, NULL, 0);
-		return ai_set_error(l, ALLOCINFO_OK, 0);
-	}
-	if (ret != AI_KERNEL_NO) {
+	if (ret == AI_KERNEL_NO) {
+		ai_text_init_fd(&l->scan, fd, l->max_input);
+	} else if (ret != ALLOCINFO_OK) {
 		scan_end(l);
 		return l->error;
 	}
-	ai_text_init_fd(&l->scan, fd, l->max_input);
 	return scan_begin(l);
 }
 

@@ -64,9 +64,11 @@ static void put_name(char *to, const char *name)
 {
 	size_t len = strlen(name);
 
-	if (len >= ALLOCINFO_STR_SIZE)
+	if (len >= ALLOCINFO_STR_SIZE) {
 		name += len - (ALLOCINFO_STR_SIZE - 1);
-	memcpy(to, name, strlen(name) + 1);
+		len = ALLOCINFO_STR_SIZE - 1;
+	}
+	memcpy(to, name, len + 1);
 }
 
 /* The filters of @q that the kernel applies; 0 when there are none. */
