@@ -8,6 +8,9 @@
  *                          "bytes calls file:line module function accurate"
  *                          (module "-" for vmlinux), walked with GET_AT
  *                          from position 0 (or -p POS) and GET_NEXT
+ *   aiq across N CMD [FILTER...]
+ *                          as rows, but runs the shell command CMD after
+ *                          the first N rows and then goes on with the walk
  *   aiq errors             bad requests, one a line: "what errno-name"
  *   aiq unpriv             open as user nobody: the errno name
  *   aiq time N [FILTER...] N filtered walks, then N reads of the text
@@ -124,9 +127,26 @@ static void print_row(const struct allocinfo_tag_data *d)
 	       d->counter.accurate);
 }
 
-/* One walk; returns the rows found, -1 on an unexpected error. */
+/* Runs the shell command @cmd in the middle of a walk, or exits. */
+static void run_between(const char *cmd)
+{
+	int status;
+
+	fflush(stdout);
+	status = system(cmd);
+	if (status) {
+		fprintf(stderr, "aiq: '%s' failed (status %d)\n", cmd, status);
+		exit(1);
+	}
+}
+
+/*
+ * One walk; returns the rows found, -1 on an unexpected error.  @cmd,
+ * if not NULL, runs after @cmd_after rows.
+ */
 static long walk(int fd, const struct allocinfo_filter *f,
-		 unsigned long long pos, int print)
+		 unsigned long long pos, int print, long cmd_after,
+		 const char *cmd)
 {
 	struct allocinfo_get_at at = { .pos = pos, .filter = *f };
 	struct allocinfo_tag_data d;
@@ -137,18 +157,22 @@ static long walk(int fd, const struct allocinfo_filter *f,
 	do {
 		if (print)
 			print_row(n ? &d : &at.data);
-		n++;
+		if (++n == cmd_after && cmd)
+			run_between(cmd);
 	} while (!ioctl(fd, ALLOCINFO_IOC_GET_NEXT, &d));
 	return errno == ENOENT ? n : -1;
 }
 
 static int cmd_rows(int argc, char **argv)
 {
+	int across = !strcmp(argv[1], "across") && argc > 3;
+	long cmd_after = across ? strtol(argv[2], NULL, 0) : 0;
+	const char *cmd = across ? argv[3] : NULL;
 	struct allocinfo_filter f;
-	unsigned long long pos = parse_filter(argc, argv, 2, &f);
+	unsigned long long pos = parse_filter(argc, argv, across ? 4 : 2, &f);
 	int fd = open_allocinfo();
 
-	if (walk(fd, &f, pos, 1) < 0) {
+	if (walk(fd, &f, pos, 1, cmd_after, cmd) < 0) {
 		fprintf(stderr, "aiq: walk: %s\n", strerror(errno));
 		return 1;
 	}
@@ -275,7 +299,7 @@ static int cmd_time(int argc, char **argv)
 	}
 	t0 = now_ns();
 	for (i = 0; i < n; i++)
-		rows = walk(fd, &f, 0, 0);
+		rows = walk(fd, &f, 0, 0, 0, NULL);
 	t1 = now_ns();
 	for (i = 0; i < n; i++)
 		trows = text_rows(f.fields.filename);
@@ -299,7 +323,7 @@ int main(int argc, char **argv)
 		printf("%llu\n", (unsigned long long)id.id);
 		return 0;
 	}
-	if (!strcmp(cmd, "rows"))
+	if (!strcmp(cmd, "rows") || !strcmp(cmd, "across"))
 		return cmd_rows(argc, argv);
 	if (!strcmp(cmd, "errors"))
 		return cmd_errors();

@@ -2,7 +2,8 @@
 # through the aiq helper: an unfiltered walk lists the text file's call
 # sites in its order; each filter selects what the text file filtered the
 # same way holds; a module's rows read the same bytes and calls both
-# ways; the content id changes when a module loads and unloads; bad
+# ways; the content id changes when a module loads and unloads, and a
+# walk goes on across both, each call site once; bad
 # requests get their errors; only root opens the file.  The allocinfo
 # command reads exact-name and size queries through the ioctls and gets
 # the rows the text gives.  And the
@@ -88,8 +89,10 @@ t_eq "only root opens /proc/allocinfo" EACCES "$(aiq unpriv)"
 
 if have_module "allocinfo ioctls on module rows" allocprof_test; then
 	qi_id0=$(aiq id)
-	insmod "$MODDIR/allocprof_test.ko"
+	aiq across 20 "insmod $MODDIR/allocprof_test.ko" >/tmp/qi_across
 	qi_id1=$(aiq id)
+	t_eq "a walk across a module load: the text's call sites after it, once each" \
+		"$(qi_text | awk '{ print $1, $2, $3 }' | md5sum)" "$(qi_ids </tmp/qi_across | md5sum)"
 	t_check "content id changes when a module loads ($qi_id0 -> $qi_id1)" \
 		[ "$qi_id0" != "$qi_id1" ]
 	t_eq "content id stays while nothing loads" "$qi_id1" "$(aiq id)"
@@ -127,7 +130,9 @@ if have_module "allocinfo ioctls on module rows" allocprof_test; then
 			[ "$(grep -c , /tmp/qi_tool)" -gt 2 ]
 	fi
 	echo free >/proc/allocprof_test
-	rmmod allocprof_test
+	t_eq "a walk of a module's rows ends when the module unloads under it" \
+		"$(echo "$qi_mod" | awk 'NR == 1 { print $1, $2, $3 }')" \
+		"$(aiq across 1 "rmmod allocprof_test" -m allocprof_test | qi_ids)"
 	t_check "content id changes when a module unloads" [ "$(aiq id)" != "$qi_id1" ]
 	t_eq "no rows of the unloaded module" "" "$(aiq rows -m allocprof_test)"
 fi
