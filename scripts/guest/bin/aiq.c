@@ -9,8 +9,10 @@
  *                          (module "-" for vmlinux), walked with GET_AT
  *                          from position 0 (or -p POS) and GET_NEXT
  *   aiq across N CMD [FILTER...]
- *                          as rows, but runs the shell command CMD after
- *                          the first N rows and then goes on with the walk
+ *                          as rows, but runs the shell command CMD (its
+ *                          output to stderr) after the first N rows, then
+ *                          goes on with the walk; fails if CMD fails or
+ *                          the walk has fewer than N rows
  *   aiq errors             bad requests, one a line: "what errno-name"
  *   aiq unpriv             open as user nobody: the errno name
  *   aiq time N [FILTER...] N filtered walks, then N reads of the text
@@ -130,10 +132,15 @@ static void print_row(const struct allocinfo_tag_data *d)
 /* Runs the shell command @cmd in the middle of a walk, or exits. */
 static void run_between(const char *cmd)
 {
+	char line[4096];
 	int status;
 
+	if (snprintf(line, sizeof(line), "(%s) >&2", cmd) >= (int)sizeof(line)) {
+		fprintf(stderr, "aiq: command too long\n");
+		exit(1);
+	}
 	fflush(stdout);
-	status = system(cmd);
+	status = system(line);
 	if (status) {
 		fprintf(stderr, "aiq: '%s' failed (status %d)\n", cmd, status);
 		exit(1);
@@ -165,15 +172,27 @@ static long walk(int fd, const struct allocinfo_filter *f,
 
 static int cmd_rows(int argc, char **argv)
 {
-	int across = !strcmp(argv[1], "across") && argc > 3;
-	long cmd_after = across ? strtol(argv[2], NULL, 0) : 0;
-	const char *cmd = across ? argv[3] : NULL;
+	int across = !strcmp(argv[1], "across");
+	long cmd_after = across && argc > 3 ? strtol(argv[2], NULL, 10) : 0;
+	const char *cmd = across && argc > 3 ? argv[3] : NULL;
 	struct allocinfo_filter f;
-	unsigned long long pos = parse_filter(argc, argv, across ? 4 : 2, &f);
-	int fd = open_allocinfo();
+	unsigned long long pos;
+	long rows;
+	int fd;
 
-	if (walk(fd, &f, pos, 1, cmd_after, cmd) < 0) {
+	if (across && cmd_after < 1) {
+		fprintf(stderr, "usage: aiq across N CMD [FILTER...], N >= 1\n");
+		return 1;
+	}
+	pos = parse_filter(argc, argv, across ? 4 : 2, &f);
+	fd = open_allocinfo();
+	rows = walk(fd, &f, pos, 1, cmd_after, cmd);
+	if (rows < 0) {
 		fprintf(stderr, "aiq: walk: %s\n", strerror(errno));
+		return 1;
+	}
+	if (rows < cmd_after) {
+		fprintf(stderr, "aiq: %ld rows, '%s' not run\n", rows, cmd);
 		return 1;
 	}
 	return 0;

@@ -90,9 +90,11 @@ t_eq "only root opens /proc/allocinfo" EACCES "$(aiq unpriv)"
 if have_module "allocinfo ioctls on module rows" allocprof_test; then
 	qi_id0=$(aiq id)
 	aiq across 20 "insmod $MODDIR/allocprof_test.ko" >/tmp/qi_across
+	qi_rc=$?
 	qi_id1=$(aiq id)
 	t_eq "a walk across a module load: the text's call sites after it, once each" \
-		"$(qi_text | awk '{ print $1, $2, $3 }' | md5sum)" "$(qi_ids </tmp/qi_across | md5sum)"
+		"$(qi_text | awk '{ print $1, $2, $3 }' | md5sum) 0" \
+		"$(qi_ids </tmp/qi_across | md5sum) $qi_rc"
 	t_check "content id changes when a module loads ($qi_id0 -> $qi_id1)" \
 		[ "$qi_id0" != "$qi_id1" ]
 	t_eq "content id stays while nothing loads" "$qi_id1" "$(aiq id)"
@@ -130,9 +132,11 @@ if have_module "allocinfo ioctls on module rows" allocprof_test; then
 			[ "$(grep -c , /tmp/qi_tool)" -gt 2 ]
 	fi
 	echo free >/proc/allocprof_test
+	aiq across 1 "rmmod allocprof_test" -m allocprof_test >/tmp/qi_across
+	qi_rc=$?
 	t_eq "a walk of a module's rows ends when the module unloads under it" \
-		"$(echo "$qi_mod" | awk 'NR == 1 { print $1, $2, $3 }')" \
-		"$(aiq across 1 "rmmod allocprof_test" -m allocprof_test | qi_ids)"
+		"$(echo "$qi_mod" | awk 'NR == 1 { print $1, $2, $3 }') 0" \
+		"$(qi_ids </tmp/qi_across) $qi_rc"
 	t_check "content id changes when a module unloads" [ "$(aiq id)" != "$qi_id1" ]
 	t_eq "no rows of the unloaded module" "" "$(aiq rows -m allocprof_test)"
 fi
