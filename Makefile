@@ -103,4 +103,4 @@ tool:
 
 ## clean         remove build outputs (keeps build/src and build/linux)
 clean:
-	rm -rf build/kernel build/test build/boot build/kunit build/modules build/results build/sparse build/series build/bench
+	rm -rf build/kernel build/test build/boot build/kunit build/modules build/results build/sparse build/series build/bench build/page-flags
