@@ -137,8 +137,7 @@ END {
 	print "| config | rows | bs | allocinfo | per row | seqref | per row | ratio |"
 	print "|---|---:|---:|---:|---:|---:|---:|---:|"
 	for (i = 1; i <= ncf; i++) {
-		# The trace variants read /proc/allocinfo as `1` does: not repeated.
-		c = cf[i]; if (rlist[c] == "" || c ~ /notrace|listener/) continue
+		c = cf[i]; if (!reads_shown(c)) continue
 		n = split(rlist[c], rl, " ")
 		for (k = 1; k <= n; k++) for (b = 0; b < 3; b++) {
 			bs = b == 0 ? 1 : b == 1 ? 4096 : 65536; r = rl[k]
@@ -152,8 +151,7 @@ END {
 	print "| config | bs | allocinfo per added row | seqref per added row |"
 	print "|---|---:|---|---|"
 	for (i = 1; i <= ncf; i++) {
-		# The trace variants read /proc/allocinfo as `1` does: not repeated.
-		c = cf[i]; if (rlist[c] == "" || c ~ /notrace|listener/) continue
+		c = cf[i]; if (!reads_shown(c)) continue
 		n = split(rlist[c], rl, " ")
 		for (b = 0; b < 3; b++) {
 			bs = b == 0 ? 1 : b == 1 ? 4096 : 65536; s1 = ""; s2 = ""
@@ -182,7 +180,7 @@ END {
 	print "| config | rows | matched | aiq (ioctls) | grep (text) | ratio | allocinfo (ioctls) | allocinfo --text | ratio |"
 	print "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 	for (i = 1; i <= ncf; i++) {
-		c = cf[i]; if (rlist[c] == "" || c ~ /notrace|listener/) continue
+		c = cf[i]; if (!reads_shown(c)) continue
 		n = split(rlist[c], rl, " ")
 		for (k = 1; k <= n; k++) {
 			r = rl[k]; if (!((c, r) in qaiq)) continue
@@ -191,6 +189,11 @@ END {
 			       qtool[c, r], qtext[c, r], qtool[c, r] / qtext[c, r])
 		}
 	}
+}
+# Whether the read tables show configuration c: it read /proc/allocinfo,
+# and not as a trace variant, which reads it as `1` does.
+function reads_shown(c) {
+	return rlist[c] != "" && c !~ /notrace|listener/
 }
 function line(name, arr,   i, s) {
 	s = "| " name
