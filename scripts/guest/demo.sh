@@ -23,3 +23,17 @@ if command -v allocinfo >/dev/null; then
 	echo "== allocinfo -n 10"
 	allocinfo -n 10
 fi
+# Which callers of one busy line hold its memory: the sysfs and kernfs
+# nodes that loading a module creates, by the kernfs function that made
+# each (a kernel without CONFIG_MEM_ALLOC_PROFILING_STACKS skips this).
+site=$(awk '$NF == "func:__kernfs_new_node" { print $3; exit }' /proc/allocinfo)
+mod=/modules/allocprof_test.ko
+if [ -e /proc/sys/vm/mem_profiling_stacks ] && [ -n "$site" ] && [ -f "$mod" ]; then
+	echo "== echo $site >/proc/sys/vm/mem_profiling_stacks; insmod allocprof_test.ko"
+	echo "$site" >/proc/sys/vm/mem_profiling_stacks
+	insmod "$mod"
+	echo "== cat /proc/allocinfo_stacks"
+	cat /proc/allocinfo_stacks
+	echo "-$site" >/proc/sys/vm/mem_profiling_stacks
+	rmmod allocprof_test
+fi

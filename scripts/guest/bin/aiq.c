@@ -14,7 +14,8 @@
  *                          goes on with the walk; fails if CMD fails or
  *                          the walk has fewer than N rows
  *   aiq errors             bad requests, one a line: "what errno-name"
- *   aiq unpriv             open as user nobody: the errno name
+ *   aiq unpriv [PATH [w]]  open PATH (/proc/allocinfo), for writing with
+ *                          w, as user nobody: the errno name
  *   aiq time N [FILTER...] N filtered walks, then N reads of the text
  *                          file filtered on the same file name; prints
  *                          "ioctl NS text NS" per walk (CLOCK_MONOTONIC)
@@ -254,13 +255,16 @@ static int cmd_errors(void)
 	return 0;
 }
 
-static int cmd_unpriv(void)
+static int cmd_unpriv(int argc, char **argv)
 {
+	const char *path = argc > 2 ? argv[2] : "/proc/allocinfo";
+	int flags = argc > 3 && !strcmp(argv[3], "w") ? O_WRONLY : O_RDONLY;
+
 	if (setgid(65534) || setuid(65534)) {
 		perror("aiq: setuid");
 		return 1;
 	}
-	printf("%s\n", errname(open("/proc/allocinfo", O_RDONLY) < 0 ? errno : 0));
+	printf("%s\n", errname(open(path, flags) < 0 ? errno : 0));
 	return 0;
 }
 
@@ -347,7 +351,7 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "errors"))
 		return cmd_errors();
 	if (!strcmp(cmd, "unpriv"))
-		return cmd_unpriv();
+		return cmd_unpriv(argc, argv);
 	if (!strcmp(cmd, "time"))
 		return cmd_time(argc, argv);
 	fprintf(stderr, "usage: aiq id|rows|errors|unpriv|time ...\n");

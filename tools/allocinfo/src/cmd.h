@@ -8,7 +8,7 @@
  *   output.c    table, JSON, CSV and folded output, escaping, -o files
  *   metrics.c   OpenMetrics and Prometheus text output
  *   show.c      the default view
- *   snapshot.c, diff.c, top.c, growth.c, numa.c   the other views
+ *   snapshot.c, diff.c, top.c, growth.c, numa.c, stacks.c   the other views
  *   util.c      memory, numbers and sizes
  *
  * Options live in one struct opts that main() fills and every command
@@ -34,7 +34,7 @@ enum fmt { FMT_TABLE, FMT_JSON, FMT_CSV, FMT_OPENMETRICS, FMT_PROMETHEUS,
 enum key { K_BYTES, K_CALLS, K_AVG, K_FILE, K_LINE, K_FUNC, K_MODULE, K_RATE,
 	   K_CHANGE, K_ALLOCS, K_CHURN, K_FAILED, K_SLACK, K_NKEYS };
 enum group { G_NONE, G_MODULE, G_DIR, G_FILE, G_FUNC };
-enum cmd { C_SHOW, C_SNAPSHOT, C_DIFF, C_TOP, C_GROWTH };
+enum cmd { C_SHOW, C_SNAPSHOT, C_DIFF, C_TOP, C_GROWTH, C_STACKS };
 
 struct sortkey {
 	enum key key;
@@ -336,6 +336,7 @@ int cmd_snapshot(int npos, char **pos, struct opts *o);
 int cmd_diff(int npos, char **pos, struct opts *o);
 int cmd_top(int npos, char **pos, struct opts *o);
 int cmd_growth(int npos, char **pos, struct opts *o);
+int cmd_stacks(int npos, char **pos, struct opts *o);
 int cmd_numa(const struct opts *o);
 
 #endif

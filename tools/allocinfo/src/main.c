@@ -29,6 +29,7 @@ static void usage(FILE *f)
 	      "       allocinfo diff [OPTIONS] OLD [NEW]\n"
 	      "       allocinfo top [-d SECONDS] [-i N] [OPTIONS] [SOURCE]\n"
 	      "       allocinfo growth [-c COUNT] [-d SECONDS] [OPTIONS] [SOURCE | SNAPSHOT...]\n"
+	      "       allocinfo stacks [-d SECONDS] FILE:LINE\n"
 	      "Show the kernel's memory allocation profile (/proc/allocinfo).\n"
 	      "FILE may be a saved copy, a snapshot, or - for standard input.\n"
 	      "\n"
@@ -371,6 +372,7 @@ int main(int argc, char **argv)
 	} cmds[] = {
 		{ "snapshot", C_SNAPSHOT, cmd_snapshot }, { "diff", C_DIFF, cmd_diff },
 		{ "top", C_TOP, cmd_top }, { "growth", C_GROWTH, cmd_growth },
+		{ "stacks", C_STACKS, cmd_stacks },
 	};
 	int (*fn)(int, char **, struct opts *) = cmd_show;
 	const char *pr = getenv("ALLOCINFO_PROC_ROOT");
