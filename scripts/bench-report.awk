@@ -193,7 +193,7 @@ END {
 # Whether the read tables show configuration c: it read /proc/allocinfo,
 # and not as a trace variant, which reads it as `1` does.
 function reads_shown(c) {
-	return rlist[c] != "" && c !~ /notrace|listener/
+	return rlist[c] != "" && c !~ /notrace|listener|armed/
 }
 function line(name, arr,   i, s) {
 	s = "| " name

@@ -8,7 +8,7 @@ set -eu
 runs=${1:?usage: bench-report.sh RUNS NOTE}
 note=${2:-}
 files=()
-for c in stock off never 0 1 1-page_ext 1-notrace 1+listener 1+stats; do
+for c in stock off never 0 1 1-page_ext 1-notrace 1+listener 1+armed 1+stats; do
 	[ -f "$runs/$c/results.log" ] && files+=("$runs/$c/results.log")
 done
 [ ${#files[@]} -gt 0 ] || { echo "bench-report: no results in $runs" >&2; exit 1; }

@@ -58,10 +58,29 @@ if grep -qw allocprof.listen=1 /proc/cmdline; then
 	echo "@@LISTEN $(cat $tr/events/alloc_tag/alloc_tag_charge/enable)"
 fi
 
+# allocprof.arm=1 (1+armed): the call sites of three benchmarks armed
+# (vm.mem_profiling_stacks): their charges record stacks, and the other
+# benchmarks run while some site is armed.
+if grep -qw allocprof.arm=1 /proc/cmdline; then
+	for f in kmalloc_pairs cache_pairs page_pairs; do
+		site=$(awk -v f="func:$f" '$4 == f || $5 == f { print $3; exit }' /proc/allocinfo)
+		echo "$site" >/proc/sys/vm/mem_profiling_stacks ||
+			{ echo "@@ERROR arming $f ($site)"; exit 1; }
+	done
+	echo "@@ARMED $(tr '\n' ' ' </proc/sys/vm/mem_profiling_stacks)"
+fi
+
 cat /proc/allocprof_bench >/tmp/micro
 while read -r name ops r1 r2; do
 	echo "@@MICRO $name $ops $r1 $r2"
 done </tmp/micro
+# The sites stayed armed through the benchmarks (which free all they
+# allocate, so no stack is left live).
+if grep -qw allocprof.arm=1 /proc/cmdline; then
+	grep '^site ' /proc/allocinfo_stacks | sed 's/^/@@STACKS /'
+	[ "$(grep -c '^site .* armed:yes' /proc/allocinfo_stacks)" = 3 ] ||
+		{ echo "@@ERROR armed sites lost"; exit 1; }
+fi
 
 for round in 1 2; do
 	timed "fork_exec_200#$round" fork_exec
