@@ -1,5 +1,7 @@
 #!/bin/bash
-# Boot one kernel in QEMU with the test initramfs and print TAP on stdout.
+# Boot one kernel in QEMU with the test initramfs and print TAP on stdout:
+# x86_64 kernels on qemu-system-x86_64, arm64 ones on qemu-system-aarch64
+# -M virt -cpu cortex-a57 (kernel_arch).
 #
 # Usage: boot-test.sh [options] NAME KDIR
 #   --cmdline "ARGS"   extra kernel command line
@@ -42,7 +44,8 @@ console=$logdir/console.log results=$logdir/results.log
 mkdir -p "$logdir"
 rm -f "$console" "$results"
 
-image=$kdir/arch/x86/boot/bzImage
+use_arch "$(kernel_arch "$kdir")"
+image=$kdir/$KIMAGE
 [ -f "$image" ] || die "no kernel at $image"
 if [ -z "$initrd" ]; then
 	"$ROOT/scripts/mkinitramfs.sh" "$kdir" "$logdir/initramfs.cpio.gz"
@@ -83,15 +86,29 @@ case " $cmdline " in
 *) cmdline="$cmdline kunit.filter_glob=none" ;;
 esac
 
+# The console on the first serial port, the guest's results on a second
+# one, or on arm64's virt machine, which has one UART, on a virtio
+# console (/dev/hvc0 in the guest).
+case "$KARCH" in
+x86_64)
+	set -- -smp 2,sockets=2,cores=1,threads=1 -serial stdio -serial "file:$results"
+	append="console=ttyS0 panic=-1 tsc=reliable"
+	;;
+arm64)
+	set -- -M virt -cpu cortex-a57 -smp 2 -serial stdio \
+		-device virtio-serial-device -chardev "file,id=results,path=$results" \
+		-device virtconsole,chardev=results
+	append="console=ttyAMA0 panic=-1"
+	;;
+esac
 # shellcheck disable=SC2086
 # One TCG thread for all vCPUs: the kernels patch static key jumps while
 # other CPUs run them, which multi-threaded TCG mishandles (see
 # configs/jump-label.config).
-set -- qemu-system-x86_64 -nodefaults -display none -no-reboot \
-	-accel tcg,thread=single -m 512 -smp 2,sockets=2,cores=1,threads=1 \
+set -- "$QEMU" -nodefaults -display none -no-reboot \
+	-accel tcg,thread=single -m 512 "$@" \
 	-kernel "$image" -initrd "$initrd" \
-	-serial stdio -serial "file:$results" \
-	-append "console=ttyS0 panic=-1 tsc=reliable allocprof.mode=test $cmdline" \
+	-append "$append allocprof.mode=test $cmdline" \
 	$qemu_extra
 echo "$*" >"$logdir/qemu.cmd"
 status=0

@@ -1,7 +1,8 @@
 #!/bin/bash
-# Build an x86_64 kernel: tinyconfig plus the fragments listed for NAME in
-# scripts/configs/kernels, out of tree, with ccache.  Fails, naming the
-# option, when something a fragment asks for did not land in .config.
+# Build a kernel: tinyconfig plus the fragments listed for NAME in
+# scripts/configs/kernels, for its architecture (x86_64, or arm64 with the
+# cross compiler), out of tree, with ccache.  Fails, naming the option,
+# when something a fragment asks for did not land in .config.
 #
 # Usage: build-kernel.sh [--config-only] [--tap] [--initramfs] NAME
 #   --config-only  make the .config and stop
@@ -35,8 +36,10 @@ if [ "$tap" = 1 ]; then
 fi
 src=${SRC:-$TREE}
 out=${KOUT:-$BUILD/kernel}/$name
-frags=$(awk -v n="$name" '$1 == n { $1 = ""; print }' "$ROOT/scripts/configs/kernels")
+frags=$(awk -v n="$name" '$1 == n { for (i = 2; i <= NF; i++) if ($i !~ /^arch=/) printf " %s", $i }' \
+	"$ROOT/scripts/configs/kernels")
 [ -n "$frags" ] || die "no kernel '$name' in scripts/configs/kernels"
+use_arch "$(kernel_arch "$name")"
 [ -f "$src/Makefile" ] || die "no source tree at $src: run 'make tree'"
 
 files=""
@@ -46,7 +49,8 @@ for f in $frags; do
 done
 
 kmake() {
-	make -s -C "$src" O="$out" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" "$@"
+	make -s -C "$src" O="$out" ARCH="$KARCH" CROSS_COMPILE="$CROSS" \
+		CC="ccache ${CROSS}gcc" HOSTCC="ccache gcc" "$@"
 }
 
 jobs=-j$JOBS
@@ -70,7 +74,7 @@ kmake $jobs >"$out/build.log" 2>&1 || {
 }
 grep -E '^(CONFIG_MEM_ALLOC_PROFILING|CONFIG_SLUB=|CONFIG_MEMCG|CONFIG_SMP=)' \
 	"$out/.config" | sed 's/^/    /' >&2 || true
-msg "kernel '$name': $out/arch/x86/boot/bzImage (config: $out/.config)"
+msg "kernel '$name': $out/$KIMAGE (config: $out/.config)"
 if [ "$initramfs" = 1 ]; then
 	"$ROOT/scripts/mkinitramfs.sh" "$out" "$out/initramfs.cpio.gz"
 fi

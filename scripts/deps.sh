@@ -1,12 +1,14 @@
 #!/bin/bash
 # Install what allocprof needs with apt-get, or say what to install.
+# arm64 guests: a cross compiler, qemu-system-aarch64 and Debian's static
+# arm64 busybox, extracted into build/ (ARM64_ROOT) for their initramfs.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
 pkgs="build-essential git flex bison bc libelf-dev libssl-dev cpio xz-utils
 ccache sparse python3-ply python3-git qemu-system-x86 busybox-static python3 perl kmod
 linux-source-6.1 linux-config-6.1 rsync dpkg-dev dwarves fakeroot
-linux-perf bpftrace"
+linux-perf bpftrace gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm"
 # The userspace tool lists its own build and test dependencies.
 if [ -f "$ROOT/tools/allocinfo/DEPS" ]; then
 	pkgs="$pkgs $(sed -e 's/#.*//' "$ROOT/tools/allocinfo/DEPS")"
@@ -17,15 +19,52 @@ for p in $pkgs; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q ' installed$' ||
 		missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
+arm64_arch=1
+dpkg --print-foreign-architectures | grep -qx arm64 || arm64_arch=0
+
+# get_busybox: download busybox-static:arm64 and extract it into ARM64_ROOT
+# (apt-get download needs no root, only the arm64 package lists).
+get_busybox() {
+	local tmp
+	tmp=$(mktemp -d)
+	(cd "$tmp" && apt-get download -q busybox-static:arm64 >/dev/null 2>&1) || {
+		rm -rf "$tmp"
+		return 1
+	}
+	rm -rf "$ARM64_ROOT"
+	dpkg-deb -x "$tmp"/busybox-static_*_arm64.deb "$ARM64_ROOT"
+	rm -rf "$tmp"
+	[ -x "$ARM64_ROOT/bin/busybox" ]
+}
+
+busybox=1
+[ -x "$ARM64_ROOT/bin/busybox" ] || busybox=0
+[ -z "$missing" ] && [ "$busybox" = 1 ] && exit 0
+if [ "$busybox" = 0 ] && [ -z "$missing" ] && [ "$arm64_arch" = 1 ] && get_busybox; then
+	exit 0
+fi
 
 if [ "$(id -u)" != 0 ]; then
 	echo "allocprof needs these packages; as root run:" >&2
-	echo "  apt-get install -y$missing" >&2
+	[ "$arm64_arch" = 1 ] || echo "  dpkg --add-architecture arm64" >&2
+	echo "  apt-get update" >&2
+	[ -z "$missing" ] || echo "  apt-get install -y$missing" >&2
+	[ "$busybox" = 1 ] || {
+		echo "and then, as any user:" >&2
+		echo "  (cd /tmp && apt-get download busybox-static:arm64 &&" \
+			"dpkg-deb -x busybox-static_*_arm64.deb $ARM64_ROOT)" >&2
+	}
 	exit 1
 fi
-msg "installing:$missing"
 export DEBIAN_FRONTEND=noninteractive
+[ "$arm64_arch" = 1 ] || dpkg --add-architecture arm64
 apt-get update -q >/dev/null
-# shellcheck disable=SC2086
-apt-get install -y -q --no-install-recommends $missing >/dev/null
+if [ -n "$missing" ]; then
+	msg "installing:$missing"
+	# shellcheck disable=SC2086
+	apt-get install -y -q --no-install-recommends $missing >/dev/null
+fi
+if [ "$busybox" = 0 ]; then
+	msg "extracting busybox-static:arm64 into $ARM64_ROOT"
+	get_busybox || die "cannot download busybox-static:arm64"
+fi

@@ -27,6 +27,40 @@ source_version() {
 	dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || echo unknown
 }
 
+# arm64 guests run Debian's busybox-static:arm64, which deps.sh extracts here.
+ARM64_ROOT=$BUILD/arm64-root
+
+# kernel_arch NAME|KDIR: x86_64 or arm64.  For a kernel's build directory
+# (a path with a '/'), the architecture of its .config; for a NAME of
+# scripts/configs/kernels, the arch= word of its line (x86_64 without).
+kernel_arch() {
+	case "$1" in
+	*/*)
+		if grep -qs '^CONFIG_ARM64=y' "$1/.config"; then echo arm64; else echo x86_64; fi ;;
+	*)
+		awk -v n="$1" '$1 == n { for (i = 2; i <= NF; i++) if ($i ~ /^arch=/) a = substr($i, 6) }
+			END { print a == "" ? "x86_64" : a }' "$ROOT/scripts/configs/kernels" ;;
+	esac
+}
+
+# use_arch ARCH: the tools and paths for a kernel of ARCH: KARCH (make's
+# ARCH), CROSS (the compiler prefix, empty for the host's), KIMAGE (the
+# image, relative to the kernel's build directory), QEMU and BUSYBOX (the
+# static busybox of its initramfs).
+# shellcheck disable=SC2034
+use_arch() {
+	case "$1" in
+	x86_64)
+		CROSS="" KIMAGE=arch/x86/boot/bzImage QEMU=qemu-system-x86_64
+		BUSYBOX=/bin/busybox ;;
+	arm64)
+		CROSS=aarch64-linux-gnu- KIMAGE=arch/arm64/boot/Image QEMU=qemu-system-aarch64
+		BUSYBOX=$ARM64_ROOT/bin/busybox ;;
+	*) die "unknown architecture '$1' (x86_64 or arm64)" ;;
+	esac
+	KARCH=$1
+}
+
 # Patch file names listed in patches/series, in order, comments dropped.
 series_patches() {
 	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$ROOT/patches/series"

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Build a busybox-static initramfs for the kernel built in KDIR: /init,
 # the guest tests and helpers, test modules built against KDIR (when it has
-# modules), and the static allocinfo command.
+# modules), and the static allocinfo command, all for the kernel's
+# architecture (kernel_arch).
 #
 # Usage: mkinitramfs.sh KDIR OUT.cpio.gz
 # Environment: MODULE_DIRS, folders of module sources (default
@@ -12,11 +13,13 @@ set -eu
 kdir=${1:?usage: mkinitramfs.sh KDIR OUT}
 out=${2:?usage: mkinitramfs.sh KDIR OUT}
 guest=$ROOT/scripts/guest
+use_arch "$(kernel_arch "$kdir")"
+[ -x "$BUSYBOX" ] || die "no $KARCH busybox at $BUSYBOX: run 'make deps'"
 stage=$(mktemp -d "$BUILD/initramfs.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
 
 mkdir -p "$stage/bin" "$stage/tests" "$stage/modules" "$stage/etc"
-cp /bin/busybox "$stage/bin/busybox"
+cp "$BUSYBOX" "$stage/bin/busybox"
 cp "$guest/init" "$stage/init"
 cp "$guest/lib.sh" "$stage/lib.sh"
 [ -f "$guest/demo.sh" ] && cp "$guest/demo.sh" "$stage/demo.sh"
@@ -44,7 +47,7 @@ if grep -q '^CONFIG_MODULES=y' "$kdir/.config"; then
 		mkdir -p "$mb"
 		rm -f "$mb"/*.ko	# only what Kbuild builds now goes in
 		cp "$m"/* "$guest"/modules/include/*.h "$mb/"
-		make -s -C "$kdir" ARCH=x86_64 CC="ccache gcc" M="$mb" modules >"$mb/build.log" 2>&1 || {
+		make -s -C "$kdir" ARCH="$KARCH" CROSS_COMPILE="$CROSS" CC="ccache ${CROSS}gcc" M="$mb" modules >"$mb/build.log" 2>&1 || {
 			cat "$mb/build.log" >&2
 			die "test module $name failed to build against $kdir"
 		}
@@ -58,7 +61,7 @@ fi
 for c in "$guest"/bin/*.c; do
 	[ -f "$c" ] || continue
 	p=$(basename "$c" .c)
-	gcc -static -O2 -std=c11 -Wall -idirafter "$kdir/source/include/uapi" \
+	"${CROSS}gcc" -static -O2 -std=c11 -Wall -idirafter "$kdir/source/include/uapi" \
 		-o "$stage/bin/$p" "$c" 2>"$stage/gcc.log" ||
 		msg "guest helper $p not built: $(head -1 "$stage/gcc.log")"
 	rm -f "$stage/gcc.log"
@@ -69,7 +72,7 @@ done
 kabs=$(cd "$kdir" && pwd)
 tb=$kabs/allocinfo-tool
 make -s -C "$ROOT/tools/allocinfo" B="$tb" \
-	CC="gcc -idirafter $kabs/source/include/uapi" static
+	CC="${CROSS}gcc -idirafter $kabs/source/include/uapi" static
 cp "$tb/allocinfo-static" "$stage/bin/allocinfo"
 
 (cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) | gzip -1 >"$out"

@@ -13,6 +13,7 @@ set -eu -o pipefail
 
 kdir=${1:?usage: mktools.sh KDIR OUT.cpio}
 out=${2:?usage: mktools.sh KDIR OUT.cpio}
+[ "$(kernel_arch "$kdir")" = x86_64 ] || die "the host's perf and bpftrace run in x86_64 guests only"
 stage=$(mktemp -d "$BUILD/tools.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
 

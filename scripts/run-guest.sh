@@ -10,12 +10,20 @@ extra=${3:-}
 img=$BUILD/boot/$mode.cpio.gz
 mkdir -p "$BUILD/boot"
 "$ROOT/scripts/mkinitramfs.sh" "$kdir" "$img"
-append="console=ttyS0 panic=-1 tsc=reliable allocprof.mode=$mode"
+use_arch "$(kernel_arch "$kdir")"
+case "$KARCH" in
+x86_64)
+	set -- -smp 2,sockets=2,cores=1,threads=1
+	append="console=ttyS0 panic=-1 tsc=reliable" ;;
+arm64)
+	set -- -M virt -cpu cortex-a57 -smp 2
+	append="console=ttyAMA0 panic=-1" ;;
+esac
+append="$append allocprof.mode=$mode"
 # For the demo, kernel messages stay off the console so its output stands out.
 [ "$mode" = demo ] && append="$append quiet loglevel=1"
-set -- qemu-system-x86_64 -nographic -no-reboot -m 512 \
-	-smp 2,sockets=2,cores=1,threads=1 \
-	-kernel "$kdir/arch/x86/boot/bzImage" -initrd "$img" \
+set -- "$QEMU" -nographic -no-reboot -m 512 "$@" \
+	-kernel "$kdir/$KIMAGE" -initrd "$img" \
 	-append "$append $extra"
 if [ "$mode" = shell ]; then
 	exec "$@"

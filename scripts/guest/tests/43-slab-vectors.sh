@@ -1,11 +1,11 @@
 # Slab object extension vectors are sized to the slab: a cache holding N
-# objects per slab takes vectors of N entries (4 bytes on x86_64, 16 with
-# memory cgroups, which add an objcg pointer; the kernel says which at
-# boot) from the obj_exts-<bytes> cache of exactly that size, whether N
-# is a power of two or not.  Checked from
-# /proc/slabinfo: every cache has its exact-size vector cache, so a
-# vector costs no more than its entries plus the vector cache's own slab
-# rounding.
+# objects per slab takes vectors of N entries (4 bytes on x86_64, 8 on
+# arm64, which keeps the tag's pointer, 16 with memory cgroups, which add
+# an objcg pointer; the kernel says which at boot) from the
+# obj_exts-<bytes> cache of exactly that size, whether N is a power of
+# two or not.  Checked from /proc/slabinfo: every cache has its
+# exact-size vector cache, so a vector costs no more than its entries plus
+# the vector cache's own slab rounding.
 
 if [ ! -r /proc/slabinfo ]; then
 	t_skip "exact-size slab vectors" "no /proc/slabinfo"
@@ -22,8 +22,11 @@ t_check "the kernel tells the size of a vector entry (${sv_entry:-none})" \
 if grep -q '^memory' /proc/cgroups 2>/dev/null; then
 	t_eq "a vector entry holds an objcg pointer and a tag reference" 16 \
 		"$sv_entry"
-else
+elif [ "$(uname -m)" = x86_64 ]; then
 	t_eq "a tag reference takes 4 bytes of a vector on x86_64" 4 \
+		"${sv_entry:-0}"
+else
+	t_eq "a tag reference takes a pointer's 8 bytes of a vector on $(uname -m)" 8 \
 		"${sv_entry:-0}"
 fi
 [ -n "$sv_entry" ] || return 0

@@ -12,6 +12,8 @@ if [ ! -f /oneliners ] || ! command -v bpftrace >/dev/null ||
 	! command -v perf >/dev/null; then
 	if cmdline_has allocprof.tools=1; then
 		t_fail "one-liners: perf and bpftrace in the guest" "missing with allocprof.tools=1"
+	elif [ "$(uname -m)" != x86_64 ]; then
+		t_skip "one-liners" "x86_64 only: the host's perf and bpftrace are x86_64 programs"
 	else
 		t_skip "one-liners" "no perf and bpftrace in this boot"
 	fi

@@ -1,6 +1,8 @@
 # Where the page allocator keeps page references (mm/pgalloc_tag.c): one
 # kernel log line names the place and why.  Packed in page flags they need
 # 28 spare bits and take no page_ext; in page_ext they do take some.
+# Only x86_64 packs them (32-bit tag references): elsewhere, arm64 among
+# them, they are always in page_ext, and the line says so.
 # mem_profiling_page_ref=page_ext forces page_ext; the last valid value
 # wins, and a bad value is reported and keeps the one before it.
 
@@ -28,6 +30,12 @@ done
 if [ "$mode" = page_ext ]; then
 	t_check "mem_profiling_page_ref=page_ext obeyed" \
 		sh -c "echo '$ext_line' | grep -q 'as mem_profiling_page_ref=page_ext asks, 8 bytes per page'"
+	t_check "page_ext allocated for page references (${pext_bytes:-none})" \
+		[ "${pext_bytes:-0}" -gt 0 ]
+elif [ "$(uname -m)" != x86_64 ]; then
+	t_eq "no packed page references on $(uname -m)" "" "$flags_line"
+	t_check "page_ext used: tags cannot be packed on $(uname -m)" \
+		sh -c "echo '$ext_line' | grep -q ', 8 bytes per page: tags cannot be packed in page flags on this architecture\$'"
 	t_check "page_ext allocated for page references (${pext_bytes:-none})" \
 		[ "${pext_bytes:-0}" -gt 0 ]
 elif [ -n "$flags_line" ]; then
