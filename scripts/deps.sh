@@ -32,6 +32,7 @@ get_busybox() {
 		return 1
 	}
 	rm -rf "$ARM64_ROOT"
+	mkdir -p "$ARM64_ROOT"
 	dpkg-deb -x "$tmp"/busybox-static_*_arm64.deb "$ARM64_ROOT"
 	rm -rf "$tmp"
 	[ -x "$ARM64_ROOT/bin/busybox" ]
