@@ -6,29 +6,45 @@
 # into the generated section of Documentation/benchmarks.md.  EXTRA=1
 # adds the series with the lifetime counts (1+stats) and without its
 # trace events (1-notrace): two more kernels to build.
+# ARCH=arm64 measures arm64 instead (qemu-system-aarch64 -M virt -cpu
+# cortex-a57): stock, never, 0 and 1 of bench-stock-arm64 and
+# bench-prof-arm64, in build/bench/runs-arm64 and report-arm64.md, spliced
+# between the bench-arm64 markers of the document.
 #
-# Environment: SERIES_SRC (patched tree; default: build/series made by
-# apply-series.sh), EXTRA, ONLY (regex of configurations to boot; the
-# results of others from an earlier run stay in the report), TIMEOUT,
-# BENCH_DOC (the document to update; empty: none).
+# Environment: ARCH (x86_64 or arm64; every make of the kernel passes its
+# own ARCH), SERIES_SRC (patched tree; default: build/series made by
+# apply-series.sh), EXTRA (x86_64 only), ONLY (regex of configurations to
+# boot; the results of others from an earlier run stay in the report),
+# TIMEOUT, BENCH_DOC (the document to update; empty: none).
 set -eu
 . "$(dirname "$0")/lib.sh"
 
+arch=${ARCH:-x86_64}
+[ "$arch" != x86 ] || arch=x86_64
+use_arch "$arch"
+sfx=""
+[ "$KARCH" = x86_64 ] || sfx=-$KARCH
 out=$BUILD/bench
 kout=$out/kernel
+runs=$out/runs$sfx
+report=$out/report$sfx.md
 start=$(date +%s)
 # A full run reports what it booted and nothing older.
-[ -n "${ONLY:-}" ] || rm -rf "$out/runs"
-mkdir -p "$out/runs"
+[ -n "${ONLY:-}" ] || rm -rf "$runs"
+mkdir -p "$runs"
 
 if [ -z "${SERIES_SRC:-}" ]; then
 	"$ROOT/scripts/apply-series.sh"
 	SERIES_SRC=$BUILD/series
 fi
-kernels="bench-stock bench-off bench-prof"
-[ "${EXTRA:-0}" = 0 ] || kernels="$kernels bench-stats bench-notrace"
-SRC=$PRISTINE KOUT=$kout "$ROOT/scripts/build-kernel.sh" bench-stock
-for k in ${kernels#bench-stock }; do
+if [ "$KARCH" = x86_64 ]; then
+	kernels="bench-stock bench-off bench-prof"
+	[ "${EXTRA:-0}" = 0 ] || kernels="$kernels bench-stats bench-notrace"
+else
+	kernels="bench-stock$sfx bench-prof$sfx"
+fi
+SRC=$PRISTINE KOUT=$kout "$ROOT/scripts/build-kernel.sh" "bench-stock$sfx"
+for k in ${kernels#"bench-stock$sfx "}; do
 	SRC=$SERIES_SRC KOUT=$kout "$ROOT/scripts/build-kernel.sh" "$k"
 done
 built=$(date +%s)
@@ -60,24 +76,35 @@ for k in $kernels; do
 	"$ROOT/scripts/mkinitramfs.sh" "$kout/$k" "$out/$k.cpio.gz"
 done
 
+# The console on the first serial port, the results on a second one, or
+# on arm64's virt machine, which has one UART, on a virtio console.
+case "$KARCH" in
+x86_64) machine=() append="console=ttyS0 panic=-1 tsc=reliable" ;;
+arm64) machine=(-M virt -cpu cortex-a57) append="console=ttyAMA0 panic=-1" ;;
+esac
 boot() { # CONFIG KERNEL [CMDLINE WORD...]
-	local d=$out/runs/$1 s=0 t0
+	local d=$runs/$1 s=0 t0 res
 	[[ $1 =~ ${ONLY:-.} ]] || return 0
 	mkdir -p "$d"
 	rm -f "$d/results.log"
+	case "$KARCH" in
+	x86_64) res=(-serial "file:$d/results.log") ;;
+	arm64) res=(-device virtio-serial-device -chardev "file,id=results,path=$d/results.log"
+		-device "virtconsole,chardev=results") ;;
+	esac
 	t0=$(date +%s)
-	timeout "${TIMEOUT:-900}" qemu-system-x86_64 -nodefaults -display none -no-reboot \
-		-m 512 -smp 1 -icount shift=0,sleep=off \
-		-kernel "$kout/$2/arch/x86/boot/bzImage" -initrd "$out/$2.cpio.gz" \
-		-serial "file:$d/console.log" -serial "file:$d/results.log" \
-		-append "console=ttyS0 panic=-1 tsc=reliable allocprof.mode=bench ${*:3}" \
+	timeout "${TIMEOUT:-900}" "$QEMU" -nodefaults -display none -no-reboot \
+		"${machine[@]}" -m 512 -smp 1 -icount shift=0,sleep=off \
+		-kernel "$kout/$2/$KIMAGE" -initrd "$out/$2.cpio.gz" \
+		-serial "file:$d/console.log" "${res[@]}" \
+		-append "$append allocprof.mode=bench ${*:3}" \
 		</dev/null >"$d/qemu.log" 2>&1 || s=$?
 	grep -q '^@@DONE' "$d/results.log" ||
 		die "bench boot $1 did not finish (qemu status $s; logs in $d)"
 	if grep -qE 'WARNING:|BUG:|Oops|Kernel panic|Call Trace:' "$d/console.log"; then
 		die "bench boot $1: kernel warning or crash (see $d/console.log)"
 	fi
-	size "$kout/$2/vmlinux" | tail -1 >"$d/size"
+	"${CROSS}size" "$kout/$2/vmlinux" | tail -1 >"$d/size"
 	msg "bench $1: $(($(date +%s) - t0)) s"
 }
 # Under -icount the counts do not depend on the host, so boots run two
@@ -92,32 +119,43 @@ pair() { # "CONFIG KERNEL [CMDLINE]" "CONFIG KERNEL [CMDLINE]"
 	wait $b || rb=$?
 	[ $ra = 0 ] && [ $rb = 0 ]
 }
-pair "stock bench-stock" "stock-2 bench-stock"
-pair "off bench-off" "never bench-prof sysctl.vm.mem_profiling=never"
-pair "0 bench-prof sysctl.vm.mem_profiling=0" "1 bench-prof sysctl.vm.mem_profiling=1"
-[ "${EXTRA:-0}" = 0 ] ||
-	pair "1+stats bench-stats sysctl.vm.mem_profiling=1" \
-		"1-notrace bench-notrace sysctl.vm.mem_profiling=1"
-# The alloc_tag events enabled with a filter no call site matches: what
-# they cost while someone traces other call sites.
-# The bench base leaves room for page references in page->flags, where
-# 1 keeps them; 1-page_ext keeps them in page_ext, as kernels without
-# the room do.
-pair "1+listener bench-prof sysctl.vm.mem_profiling=1 allocprof.listen=1" \
-	"1-page_ext bench-prof sysctl.vm.mem_profiling=1 mem_profiling_page_ref=page_ext"
-# Three of the benchmarks' call sites armed for stacks: what recording a
-# stack costs a charge, and what an armed site costs everything else.
-boot 1+armed bench-prof sysctl.vm.mem_profiling=1 allocprof.arm=1
+pair "stock bench-stock$sfx" "stock-2 bench-stock$sfx"
+if [ "$KARCH" = x86_64 ]; then
+	pair "off bench-off" "never bench-prof sysctl.vm.mem_profiling=never"
+	pair "0 bench-prof sysctl.vm.mem_profiling=0" "1 bench-prof sysctl.vm.mem_profiling=1"
+	[ "${EXTRA:-0}" = 0 ] ||
+		pair "1+stats bench-stats sysctl.vm.mem_profiling=1" \
+			"1-notrace bench-notrace sysctl.vm.mem_profiling=1"
+	# The alloc_tag events enabled with a filter no call site matches: what
+	# they cost while someone traces other call sites.
+	# The bench base leaves room for page references in page->flags, where
+	# 1 keeps them; 1-page_ext keeps them in page_ext, as kernels without
+	# the room do.
+	pair "1+listener bench-prof sysctl.vm.mem_profiling=1 allocprof.listen=1" \
+		"1-page_ext bench-prof sysctl.vm.mem_profiling=1 mem_profiling_page_ref=page_ext"
+	# Three of the benchmarks' call sites armed for stacks: what recording a
+	# stack costs a charge, and what an armed site costs everything else.
+	boot 1+armed bench-prof sysctl.vm.mem_profiling=1 allocprof.arm=1
+else
+	# arm64 keeps page references in page_ext (no 1-page_ext), and the
+	# tracing and stacks variants stay x86_64's.
+	pair "never bench-prof$sfx sysctl.vm.mem_profiling=never" \
+		"0 bench-prof$sfx sysctl.vm.mem_profiling=0"
+	boot 1 "bench-prof$sfx" sysctl.vm.mem_profiling=1
+fi
 end=$(date +%s)
 
-"$ROOT/scripts/bench-report.sh" "$out/runs" \
-	"builds $((built - start)) s, boots $((end - built)) s" >"$out/report.md"
+note="builds $((built - start)) s, boots $((end - built)) s"
+[ "$KARCH" = x86_64 ] || note="\`$QEMU ${machine[*]}\`, $note"
+"$ROOT/scripts/bench-report.sh" "$runs" "$note" >"$report"
+# The report replaces what the document holds between its markers.
 doc=${BENCH_DOC-$ROOT/Documentation/benchmarks.md}
-if [ -n "$doc" ] && [ -f "$doc" ] && grep -q '^<!-- bench:begin -->' "$doc"; then
-	awk -v rep="$out/report.md" '
-		/^<!-- bench:end -->/ { while ((getline l < rep) > 0) print l; skip = 0 }
+mark=bench$sfx
+if [ -n "$doc" ] && [ -f "$doc" ] && grep -q "^<!-- $mark:begin -->" "$doc"; then
+	awk -v rep="$report" -v b="<!-- $mark:begin -->" -v e="<!-- $mark:end -->" '
+		index($0, e) == 1 { while ((getline l < rep) > 0) print l; skip = 0 }
 		!skip { print }
-		/^<!-- bench:begin -->/ { skip = 1 }' "$doc" >"$doc.new" && mv "$doc.new" "$doc"
+		index($0, b) == 1 { skip = 1 }' "$doc" >"$doc.new" && mv "$doc.new" "$doc"
 fi
-cat "$out/report.md"
-msg "make bench: $(($(date +%s) - start)) s; report in $out/report.md"
+cat "$report"
+msg "make bench: $(($(date +%s) - start)) s; report in $report"
