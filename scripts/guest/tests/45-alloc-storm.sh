@@ -86,13 +86,15 @@ st_storm() {
 		) &
 		_tg=$!
 	fi
-	# A toggle storm lasts until it saw a few toggles (each one patches
-	# code on every CPU, slow under emulation), up to 8 rounds.
+	# A toggle storm lasts until it saw a few toggles, up to 30 rounds:
+	# each toggle patches code on every CPU, slow under emulation, and
+	# the toggler competes for the CPUs with the storm's threads (a cold
+	# make test once saw 2 toggles in 8 rounds on 4 vCPUs).
 	_round=0
 	while :; do
 		echo "run $2" >$st_proc && echo wait >$st_proc
 		_round=$((_round + 1))
-		[ -n "$_tg" ] && [ $_round -lt 8 ] &&
+		[ -n "$_tg" ] && [ $_round -lt 30 ] &&
 			[ "$(cat "/tmp/st_$1.toggles" 2>/dev/null || echo 0)" -lt 4 ] ||
 			break
 	done
