@@ -268,6 +268,7 @@ struct sel {
 
 void sel_init(struct sel *s, const struct opts *o, size_t k, int copy);
 void sel_add(struct sel *s, const struct row *r);
+void sel_add_change(struct sel *s, const struct row *r);
 int sel_skip(struct sel *s, const struct allocinfo_entry *e);
 size_t sel_finish(struct sel *s);
 void sel_free(struct sel *s);
@@ -308,6 +309,18 @@ struct namew {
 
 void namew_init(struct namew *w);
 void namew_add(struct namew *w, const struct row *r);
+
+/* Widths of columns of numbers; a row's cells are strings. */
+#define NUMCOLS 8
+#define NUMCELL 48
+struct numcols {
+	int n;
+	int w[NUMCOLS];
+};
+
+void numcols_init(struct numcols *c, int n, const int *minw);
+void numcols_add(struct numcols *c, char cell[][NUMCELL]);
+void numcols_put(FILE *f, const struct numcols *c, char cell[][NUMCELL]);
 void put_loc(FILE *f, const char *file, unsigned long line, int width);
 const char *group_name(const struct opts *o);
 const char *group_title(const struct opts *o);

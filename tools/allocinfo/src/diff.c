@@ -79,22 +79,58 @@ static void put_json_row(FILE *f, const struct row *r, int first,
 	fprintf(f, ",\"status\":\"%s\"}", r->status ? status_name(r->status) : "changed");
 }
 
+/* the number cells of a row of the table: change, old, new, calls, counts */
+static void diff_cells(char cell[][NUMCELL], const struct row *r,
+		       const struct opts *o)
+{
+	fmt_delta(cell[0], NUMCELL, dbytes(r), o->raw);
+	if (r->status == ST_NEW)
+		strcpy(cell[1], "-");
+	else
+		fmt_size(cell[1], NUMCELL, r->old_bytes, o->raw);
+	if (r->status == ST_GONE)
+		strcpy(cell[2], "-");
+	else
+		fmt_size(cell[2], NUMCELL, r->bytes, o->raw);
+	snprintf(cell[3], NUMCELL, "%+" PRId64, count_delta(r->calls, r->old_calls));
+	if (r->st.valid) {
+		uint64_t ch = count_growth(r->st.churn, r->old_st.churn);
+
+		snprintf(cell[4], NUMCELL, "%" PRIu64,
+			 count_growth(r->st.allocs, r->old_st.allocs));
+		fmt_size(cell[5], NUMCELL, ch > INT64_MAX ? INT64_MAX : (int64_t)ch, o->raw);
+		snprintf(cell[6], NUMCELL, "%" PRIu64,
+			 count_growth(r->st.failed, r->old_st.failed));
+	} else {
+		strcpy(cell[4], "-");
+		strcpy(cell[5], "-");
+		strcpy(cell[6], "-");
+	}
+}
+
 static void put_table(FILE *f, const struct row *rows, size_t n, size_t shown,
 		      int64_t tdelta, int hs, const struct opts *o)
 {
+	static const int minw[] = { 10, 10, 10, 8, 9, 9, 8 };
+	char cell[7][NUMCELL];
+	struct numcols nc;
 	struct namew w;
-	char d[32], ob[32], nb[32], t[32];
+	char t[32];
 	int wk = 6;
 
 	namew_init(&w);
+	numcols_init(&nc, hs ? 7 : 4, minw);
 	for (size_t i = 0; i < shown; i++) {
 		if (o->group)
 			wk = text_width(rows[i].key) > wk ? text_width(rows[i].key) : wk;
 		else
 			namew_add(&w, &rows[i]);
+		diff_cells(cell, &rows[i], o);
+		numcols_add(&nc, cell);
 	}
-	fprintf(f, "%10s %10s %10s %8s%s  ", "CHANGE", "OLD", "NEW", "CALLS+-",
-		hs ? "   ALLOCS+    CHURN+  FAILED+" : "");
+	numcols_put(f, &nc, (char[7][NUMCELL]){ "CHANGE", "OLD", "NEW", "CALLS+-",
+						 "ALLOCS+", "CHURN+", "FAILED+" });
+	fputs("  ", f);
 	if (o->group)
 		fprintf(f, "%6s  %-*s %s\n", "SITES", wk, group_title(o), "STATUS");
 	else
@@ -103,22 +139,8 @@ static void put_table(FILE *f, const struct row *rows, size_t n, size_t shown,
 	for (size_t i = 0; i < shown; i++) {
 		const struct row *r = &rows[i];
 
-		fprintf(f, "%10s %10s %10s %+8" PRId64,
-			fmt_delta(d, sizeof(d), dbytes(r), o->raw),
-			r->status == ST_NEW ? "-" : fmt_size(ob, sizeof(ob), r->old_bytes, o->raw),
-			r->status == ST_GONE ? "-" : fmt_size(nb, sizeof(nb), r->bytes, o->raw),
-			count_delta(r->calls, r->old_calls));
-		if (hs && r->st.valid) {
-			uint64_t ch = count_growth(r->st.churn, r->old_st.churn);
-
-			fprintf(f, " %9" PRIu64 " %9s %8" PRIu64,
-				count_growth(r->st.allocs, r->old_st.allocs),
-				fmt_size(ob, sizeof(ob), ch > INT64_MAX ? INT64_MAX : (int64_t)ch,
-					 o->raw),
-				count_growth(r->st.failed, r->old_st.failed));
-		} else if (hs) {
-			fprintf(f, " %9s %9s %8s", "-", "-", "-");
-		}
+		diff_cells(cell, r, o);
+		numcols_put(f, &nc, cell);
 		fputs("  ", f);
 		if (o->group) {
 			fprintf(f, "%6zu  ", r->sites);

@@ -170,32 +170,47 @@ static const char *verdict(const struct grow *g)
 	return g->suspect ? "leak-suspect" : "growing";
 }
 
+/* the number cells of a row of the table: slope, mono, first, last, n */
+static void grow_cells(char cell[][NUMCELL], const struct grow *g,
+		       const struct opts *o)
+{
+	fmt_rate(cell[0], NUMCELL, g->slope, o->raw);
+	snprintf(cell[1], NUMCELL, "%.2f", g->mono);
+	fmt_size(cell[2], NUMCELL, g->first, o->raw);
+	fmt_size(cell[3], NUMCELL, g->last, o->raw);
+	snprintf(cell[4], NUMCELL, "%zu", g->n);
+}
+
 static void put_table(FILE *f, const struct grow *g, size_t ng, size_t shown,
 		      long count, const struct opts *o)
 {
+	static const int minw[] = { 12, 5, 10, 10, 3 };
+	char cell[5][NUMCELL];
+	struct numcols nc;
 	struct namew w;
 	int wk = 6;
 
 	namew_init(&w);
+	numcols_init(&nc, 5, minw);
 	for (size_t i = 0; i < shown; i++) {
 		if (o->group)
 			wk = text_width(g[i].r.key) > wk ? text_width(g[i].r.key) : wk;
 		else
 			namew_add(&w, &g[i].r);
+		grow_cells(cell, &g[i], o);
+		numcols_add(&nc, cell);
 	}
-	fprintf(f, "%12s %5s %10s %10s %3s  ", "SLOPE/s", "MONO", "FIRST", "LAST", "N");
+	numcols_put(f, &nc, (char[5][NUMCELL]){ "SLOPE/s", "MONO", "FIRST", "LAST", "N" });
+	fputs("  ", f);
 	if (o->group)
 		fprintf(f, "%6s  %-*s %s\n", "SITES", wk, group_title(o), "VERDICT");
 	else
 		fprintf(f, "%-*s %-*s %-*s %s\n", w.loc, "LOCATION", w.func, "FUNCTION",
 			w.mod, "MODULE", "VERDICT");
 	for (size_t i = 0; i < shown; i++) {
-		char s[40], fb[32], lb[32];
-
-		fprintf(f, "%12s %5.2f %10s %10s %3zu  ",
-			fmt_rate(s, sizeof(s), g[i].slope, o->raw), g[i].mono,
-			fmt_size(fb, sizeof(fb), g[i].first, o->raw),
-			fmt_size(lb, sizeof(lb), g[i].last, o->raw), g[i].n);
+		grow_cells(cell, &g[i], o);
+		numcols_put(f, &nc, cell);
+		fputs("  ", f);
 		if (o->group) {
 			fprintf(f, "%6zu  ", g[i].r.sites);
 			put_padded(f, g[i].r.key, wk, 1);

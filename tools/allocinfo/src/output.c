@@ -30,10 +30,14 @@
 /*
  * Open the output: standard output, or a temporary file beside o->output
  * created with mode (0600 for snapshots, which hold what only root may
- * read; 0644 less the umask otherwise).  Exits on failure.
+ * read; 0644 less the umask otherwise).  A FILE that exists and is not a
+ * regular file (/dev/null, a FIFO) is opened and written as it is: a
+ * rename would replace the device or the pipe with a file.  Exits on
+ * failure.
  */
 FILE *out_open(struct outfile *of, const struct opts *o, int mode)
 {
+	struct stat st;
 	size_t n;
 	int fd;
 
@@ -43,6 +47,12 @@ FILE *out_open(struct outfile *of, const struct opts *o, int mode)
 		return of->f;
 	}
 	of->path = o->output;
+	/* a device or a pipe (/dev/null, a FIFO) is written, never replaced */
+	if (!stat(o->output, &st) && !S_ISREG(st.st_mode)) {
+		if (!(of->f = fopen(o->output, "w")))
+			err(EX_RUNTIME, "%s", o->output);
+		return of->f;
+	}
 	n = strlen(o->output) + 16;
 	of->tmp = xmalloc(n);
 	snprintf(of->tmp, n, "%s.tmp%ld", o->output, (long)getpid());
@@ -62,10 +72,18 @@ int out_close(struct outfile *of, int ok)
 {
 	int bad;
 
-	if (!of->tmp) {
+	if (of->f == stdout) {
 		/* out before anything the view says about it on stderr */
 		fflush(of->f);
 		return 0;	/* main() checks stdout's errors */
+	}
+	if (!of->tmp) {		/* a device or a pipe, written in place */
+		bad = fflush(of->f) || ferror(of->f);
+		if (fclose(of->f) || bad) {
+			warn("%s", of->path);
+			return EX_RUNTIME;
+		}
+		return 0;
 	}
 	bad = fflush(of->f) || ferror(of->f) || (ok && fsync(fileno(of->f)));
 	if (bad)
@@ -319,6 +337,33 @@ void namew_add(struct namew *w, const struct row *r)
 	w->func = n > w->func ? n : w->func;
 	n = text_width(modname(r->module));
 	w->mod = n > w->mod ? n : w->mod;
+}
+
+/*
+ * Columns of numbers, right-aligned and one space apart: each as wide as
+ * its minimum or its widest cell among the rows shown, since raw byte
+ * counts (-b) can be longer than any IEC value.
+ */
+void numcols_init(struct numcols *c, int n, const int *minw)
+{
+	c->n = n;
+	for (int i = 0; i < n; i++)
+		c->w[i] = minw[i];
+}
+
+void numcols_add(struct numcols *c, char cell[][NUMCELL])
+{
+	for (int i = 0; i < c->n; i++) {
+		int n = (int)strlen(cell[i]);
+
+		c->w[i] = n > c->w[i] ? n : c->w[i];
+	}
+}
+
+void numcols_put(FILE *f, const struct numcols *c, char cell[][NUMCELL])
+{
+	for (int i = 0; i < c->n; i++)
+		fprintf(f, "%s%*s", i ? " " : "", c->w[i], cell[i]);
 }
 
 const char *group_name(const struct opts *o)

@@ -607,6 +607,25 @@ void sel_add(struct sel *s, const struct row *r)
 }
 
 /*
+ * A call site that is no longer a row (top: one that vanished before the
+ * last sample) but whose change since the start still counts: in the
+ * totals' change, and in its group's when the group has rows.  Called
+ * after the rows are added, before sel_finish().
+ */
+void sel_add_change(struct sel *s, const struct row *r)
+{
+	size_t len, i;
+
+	s->total_change = sat_add(s->total_change, r->change);
+	if (!s->g)
+		return;
+	len = group_key(s->o, r, &s->g->kbuf, &s->g->kcap);
+	i = strmap_find(&s->g->map, s->g->kbuf, len, 0);
+	if (i < s->n)
+		s->rows[i].change = sat_add(s->rows[i].change, r->change);
+}
+
+/*
  * The common case of a top-N, cheaply: once k rows are held and the first
  * sort key is bytes or calls, a site that sorts strictly after the root
  * is only counted, without a row.  Sites with pairs (lifetime counts to

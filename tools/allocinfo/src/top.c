@@ -8,8 +8,11 @@
  * change since the start, new or gone), so a redraw on a key press needs
  * no read and no copy of the previous sample.  A site the previous sample
  * lacked is new (its bytes came from nothing); a vanished one is shown once
- * as gone (its bytes went to nothing) and pruned at the next tick: both
- * count in the rates, the change since the start and the totals.
+ * as gone (its bytes went to nothing): both count in the rates, the change
+ * since the start and the totals.  A site gone before the last sample is
+ * no longer shown but stays in the list, as the kernel's sites are a fixed
+ * set: its change since the start (minus its first bytes) still counts in
+ * the header's and its group's, and if it comes back it is new again.
  *
  * Only the rows on the screen are selected (a bounded heap), or summed by
  * group with -g.  On a terminal: scrolling, a "/" filter (an extended
@@ -58,6 +61,7 @@ struct site {
 	double rate;		/* of the last read */
 	int64_t change;		/* since the first sample */
 	enum status status;
+	int departed;		/* gone before the last sample: no row */
 };
 
 struct top {
@@ -74,6 +78,7 @@ struct top {
 	size_t plen;
 	int typing;		/* reading a filter after "/" */
 	char status[512];	/* a message for the status line */
+	int stale;		/* status says a read failed */
 	char sampled[16];	/* time of the last good sample */
 	FILE *mem;		/* the line being built */
 	char *buf;
@@ -81,17 +86,6 @@ struct top {
 };
 
 /* ---- samples ---------------------------------------------------------- */
-
-static void free_gone(struct allocinfo_list *l)
-{
-	for (struct allocinfo_entry *e = allocinfo_list_first(l); e;
-	     e = allocinfo_entry_next(e))
-		if (allocinfo_entry_vanished(e)) {
-			free(allocinfo_entry_get_ptr(e));
-			allocinfo_entry_set_ptr(e, NULL);
-		}
-	allocinfo_list_prune(l);
-}
 
 /* After a good read: rates over dt, changes since the start, new and gone. */
 static void update(struct allocinfo_list *l, double dt, int first)
@@ -107,8 +101,14 @@ static void update(struct allocinfo_list *l, double dt, int first)
 			/* at the first sample, the start; later, new: from nothing */
 			st->start = st->prev = first ? cur : 0;
 			st->status = first ? ST_SAME : ST_NEW;
+		} else if (allocinfo_entry_vanished(e)) {
+			/* shown once as gone; after that only its change counts */
+			st->departed = st->departed || st->status == ST_GONE;
+			st->status = ST_GONE;
 		} else {
-			st->status = allocinfo_entry_vanished(e) ? ST_GONE : ST_SAME;
+			/* back after it vanished: from nothing, as a new site */
+			st->status = st->departed || st->status == ST_GONE ? ST_NEW : ST_SAME;
+			st->departed = 0;
 		}
 		st->rate = dt > 0 ? ((double)cur - (double)st->prev) / dt : 0;
 		st->change = sat_sub(cur, st->start);
@@ -138,43 +138,77 @@ static int filter_match(struct top *t, const struct row *r)
 	return hit;
 }
 
+/* A site's row as top shows it; 0 if the filters drop it. */
+static int site_row(struct top *t, struct row *r, const struct allocinfo_entry *e,
+		    const struct site *st)
+{
+	row_fill(r, e);
+	r->status = st->status;
+	r->rate = st->rate;
+	r->change = st->change;
+	if (st->status == ST_GONE) {
+		r->bytes = 0;
+		r->calls = 0;
+	}
+	return row_values_match(r, t->o) && (t->o->group || filter_match(t, r));
+}
+
+/*
+ * The "/" filter on groups, which exist only once all sites are summed:
+ * keep the groups that match, count them and their totals, then the
+ * first k of them.
+ */
+static void filter_groups(struct top *t, size_t k)
+{
+	struct sel *s = &t->s;
+	size_t n = 0;
+
+	s->total_bytes = s->total_change = 0;
+	s->total_calls = s->sites = 0;
+	s->total_rate = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		struct row *r = &s->rows[i];
+
+		if (!filter_match(t, r)) {
+			row_release(r);
+			continue;
+		}
+		s->total_bytes = sat_add(s->total_bytes, r->bytes);
+		s->total_calls = sat_addu(s->total_calls, r->calls);
+		s->total_rate += r->rate;
+		s->total_change = sat_add(s->total_change, r->change);
+		s->sites += r->sites;
+		s->rows[n++] = *r;
+	}
+	s->matched = n;
+	while (n > k)
+		row_release(&s->rows[--n]);
+	s->n = n;
+}
+
 /* The rows of the sample into the selection: the first k, or all groups. */
 static void select_rows(struct top *t, size_t k)
 {
 	struct opts *o = t->o;
+	const struct allocinfo_entry *e;
+	const struct site *st;
+	struct row r;
 
 	sel_free(&t->s);
-	sel_init(&t->s, o, k, 0);
-	for (const struct allocinfo_entry *e = allocinfo_list_first(t->l); e;
-	     e = allocinfo_entry_next(e)) {
-		const struct site *st = allocinfo_entry_get_ptr(e);
-		struct row r;
-
-		if (!st)
-			continue;
-		row_fill(&r, e);
-		r.status = st->status;
-		r.rate = st->rate;
-		r.change = st->change;
-		if (st->status == ST_GONE) {
-			r.bytes = 0;
-			r.calls = 0;
-		}
-		if (!row_values_match(&r, o) || (!o->group && !filter_match(t, &r)))
-			continue;
-		sel_add(&t->s, &r);
-	}
+	/* groups are cut to k after the "/" filter, not before */
+	sel_init(&t->s, o, o->group && t->have_re ? SIZE_MAX : k, 0);
+	for (e = allocinfo_list_first(t->l); e; e = allocinfo_entry_next(e))
+		if ((st = allocinfo_entry_get_ptr(e)) && !st->departed &&
+		    site_row(t, &r, e, st))
+			sel_add(&t->s, &r);
+	/* sites gone before the last sample: their change since the start */
+	for (e = allocinfo_list_first(t->l); e; e = allocinfo_entry_next(e))
+		if ((st = allocinfo_entry_get_ptr(e)) && st->departed && st->change &&
+		    site_row(t, &r, e, st))
+			sel_add_change(&t->s, &r);
 	sel_finish(&t->s);
-	if (o->group && t->have_re) {
-		size_t n = 0;
-
-		for (size_t i = 0; i < t->s.n; i++)
-			if (filter_match(t, &t->s.rows[i]))
-				t->s.rows[n++] = t->s.rows[i];
-			else
-				row_release(&t->s.rows[i]);
-		t->s.n = n;
-	}
+	if (o->group && t->have_re)
+		filter_groups(t, k);
 }
 
 /* ---- drawing ---------------------------------------------------------- */
@@ -230,12 +264,31 @@ static void put_status(struct top *t)
 		      "  arrows PgUp PgDn Home End  q quit", f);
 }
 
+/* the number cells of a row: bytes, calls, rate, change */
+static void top_cells(char cell[][NUMCELL], const struct row *x,
+		      const struct opts *o)
+{
+	int gone = x->status == ST_GONE;
+
+	if (gone) {
+		strcpy(cell[0], "-");
+		strcpy(cell[1], "-");
+	} else {
+		fmt_size(cell[0], NUMCELL, x->bytes, o->raw);
+		snprintf(cell[1], NUMCELL, "%" PRIu64, x->calls);
+	}
+	fmt_size(cell[2], NUMCELL, d2i64(x->rate), o->raw);
+	fmt_delta(cell[3], NUMCELL, x->change, o->raw);
+}
+
 static void draw(struct top *t)
 {
+	static const int minw[] = { 10, 10, 12, 10 };
 	const struct opts *o = t->o;
 	const struct sel *s = &t->s;
-	char b[32], r[40], tb[32], tr[40], ch[32], c[32], when[32];
+	char cell[4][NUMCELL], tb[32], tr[40], ch[32], when[32];
 	time_t now = time(NULL);
+	struct numcols nc;
 	struct namew w;
 	FILE *f = t->mem;
 	int wk = 6;
@@ -255,13 +308,17 @@ static void draw(struct top *t)
 		line_end(t);
 	}
 	namew_init(&w);
+	numcols_init(&nc, 4, minw);
 	for (size_t i = t->offset; i < s->n; i++) {
 		if (o->group)
 			wk = text_width(s->rows[i].key) > wk ? text_width(s->rows[i].key) : wk;
 		else
 			namew_add(&w, &s->rows[i]);
+		top_cells(cell, &s->rows[i], o);
+		numcols_add(&nc, cell);
 	}
-	fprintf(f, "%10s %10s %12s %10s  ", "BYTES", "CALLS", "RATE/s", "CHANGE");
+	numcols_put(f, &nc, (char[4][NUMCELL]){ "BYTES", "CALLS", "RATE/s", "CHANGE" });
+	fputs("  ", f);
 	if (o->group)
 		fprintf(f, "%6s  %-*s %s", "SITES", wk, group_title(o), "STATUS");
 	else
@@ -270,13 +327,10 @@ static void draw(struct top *t)
 	line_end(t);
 	for (size_t i = t->offset; i < s->n; i++) {
 		const struct row *x = &s->rows[i];
-		int gone = x->status == ST_GONE;
 
-		fmt_size(b, sizeof(b), x->bytes, o->raw);
-		snprintf(c, sizeof(c), "%" PRIu64, x->calls);
-		fmt_size(r, sizeof(r), d2i64(x->rate), o->raw);
-		fprintf(f, "%10s %10s %12s %10s  ", gone ? "-" : b, gone ? "-" : c, r,
-			fmt_delta(ch, sizeof(ch), x->change, o->raw));
+		top_cells(cell, x, o);
+		numcols_put(f, &nc, cell);
+		fputs("  ", f);
 		if (o->group) {
 			fprintf(f, "%6zu  ", x->sites);
 			put_padded(f, x->key, wk, 1);
@@ -287,7 +341,8 @@ static void draw(struct top *t)
 			fputc(' ', f);
 			put_padded(f, modname(x->module), w.mod, 1);
 		}
-		fprintf(f, " %s", x->status == ST_NEW ? "new" : gone ? "gone" : "");
+		fprintf(f, " %s", x->status == ST_NEW ? "new" :
+			x->status == ST_GONE ? "gone" : "");
 		line_end(t);
 	}
 	if (!t->tty)
@@ -423,6 +478,7 @@ static int key(struct top *t, int c)
 	if (t->typing)
 		return filter_key(t, c);
 	t->status[0] = '\0';
+	t->stale = 0;
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (c == keys[i].c) {
 			set_sort(o, keys[i].k);
@@ -516,8 +572,6 @@ int cmd_top(int npos, char **pos, struct opts *o)
 	while (!stop) {
 		double now = now_sec(), deadline;
 
-		/* the sites shown as gone at the last tick go now */
-		free_gone(t.l);
 		/*
 		 * Only the first read must work: a later one that fails (the
 		 * file replaced under us, a kernel hiccup) is reported, the
@@ -540,6 +594,7 @@ int cmd_top(int npos, char **pos, struct opts *o)
 					 "showing the sample of %s", nm, t.sampled);
 			else
 				fresh = 1;
+			t.stale |= !fresh;
 		} else if ((rc = load(t.l, o, src, !have))) {
 			if (!have)
 				break;
@@ -550,6 +605,9 @@ int cmd_top(int npos, char **pos, struct opts *o)
 		if (fresh) {
 			time_t wall = time(NULL);
 
+			if (t.stale)	/* the failure is over: the sample is new */
+				t.status[0] = '\0';
+			t.stale = 0;
 			update(t.l, have ? now - last : 0, !have);
 			have = 1;
 			last = now;

@@ -527,6 +527,15 @@ run --json -o "$T/nodir/x.json" "$F/v1.txt"
 check "-o: an unwritable place is a runtime error" eval '[ $rc = 1 ] && errhas "nodir"'
 run diff --csv -o "$T/tf/d.csv" "$F/v1.txt" "$F/v1-later.txt"
 check "-o: diff writes FILE too" eval '[ $rc = 0 ] && grep -q "^32768,0,32768,8,0,8,fs/xfs/xfs_buf.c" "$T/tf/d.csv"'
+# a FILE that is a device or a pipe is written to, not replaced by a file
+# (as root, -o /dev/null must leave /dev/null a device); the reader is
+# bounded, for a build that renames a file over the FIFO
+mkfifo "$T/tf/fifo"
+timeout 10 cat "$T/tf/fifo" >"$T/fromfifo" &
+rp=$!
+run --prometheus -o "$T/tf/fifo" "$F/v2-kv.txt"
+wait $rp
+check "-o: a FIFO is written to, not replaced by a regular file" eval '[ $rc = 0 ] && [ -p "$T/tf/fifo" ] && cmp -s "$T/want" "$T/fromfifo"'
 
 # ---- usage -------------------------------------------------------------
 run --help
@@ -653,6 +662,28 @@ check "top: header change = total change over the interval (new and gone counted
 	/^allocinfo top/ { for (i = 1; i <= NF; i++) if (\$i == \"change\") c = \$(i + 1); sub(/\\/s\$/, \"\", c) }
 	/just_came/ { r = \$3 }
 	END { got = int(c * 1000 / r); exit !(r > 0 && got >= want - 15 && got <= want + 15) }" "$T/b2"'
+# the tick after that, the gone site is no longer listed, but its change
+# since the start still counts: the header's "since start" stays the
+# total's change since the first sample, and so does its group's CHANGE
+for g in "" "-g module"; do
+	{ cat "$F/v1.txt"; echo "     2411724       10 mm/going.c:1 func:going_away"; } >"$T/nv.txt"
+	{ cat "$F/v1.txt"; echo "       65536        1 mm/coming.c:1 func:just_came"; } >"$T/nv2.txt"
+	: >"$T/out"
+	(
+		i=0
+		while ! grep -q "^allocinfo top" "$T/out" 2>/dev/null && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+		mv "$T/nv2.txt" "$T/nv.txt"
+	) &
+	"$A" top -d 0.3 -i 3 -a --bytes $g "$T/nv.txt" >"$T/out" 2>"$T/err"; rc=$?
+	wait
+	awk '/^allocinfo top/ { b++ } b == 3' "$T/out" >"$T/b3"
+	want=$((65536 - 2411724))
+	if [ -z "$g" ]; then
+		check "top: a gone site's change since the start still counts after it is gone" eval '[ $rc = 0 ] && ! grep -q going_away "$T/b3" && grep -q " since start $want " "$T/b3"'
+	else
+		check "top -g: a gone site's change still counts in its group and the header" eval '[ $rc = 0 ] && grep -q " since start $want " "$T/b3" && grep -Eq "^ *[0-9]+ +[0-9]+ +0 +$want +[0-9]+  vmlinux" "$T/b3"'
+	fi
+done
 # a read that fails (the file gone for a moment, a kernel hiccup) is
 # reported and the next one is tried: top keeps running
 cp "$F/v1.txt" "$T/flaky.txt"
@@ -725,6 +756,25 @@ PY
 	check "top: G shows the last page, g the first" eval 'grep -q "rows 7-10 of 10 .*kernel/fork.c:307 ./include/linux/slab.h:600$" "$T/screens" && [ $(grep -c "rows 1-4 of 10 .*| mm/vmalloc.c:3000 " "$T/screens") -ge 2 ]'
 	check "top: f sorts by file, R reverses" eval 'grep -q "^sort file (ascending) .*| ./include/linux/slab.h:600 drivers/foo/bar.c:77 " "$T/screens" && grep -q "^sort file (descending) .*| net/core/skbuff.c:120 mm/vmalloc.c:3000 " "$T/screens"'
 	check "top: / filters, a bad pattern is said so" eval 'grep -q "bad filter /(/" "$T/out" && grep -q "^sort file (descending)  rows 1-2 of 2  filter /slub/ .*| mm/slub.c:1234 mm/slub.c:1234$" "$T/screens" && grep -q "rc=0" "$T/out"'
+	# a read that fails is said on the status line, and no longer once a
+	# read works again
+	cp "$F/v1.txt" "$T/flaky2.txt"
+	printf '#!/bin/sh\nstty rows 12 cols 170\n"%s" top -d 0.2 "%s"; echo "rc=$?"\n' "$ABS" "$T/flaky2.txt" >"$T/tty3.sh"
+	chmod +x "$T/tty3.sh"
+	( sleep 0.6; mv "$T/flaky2.txt" "$T/flaky2.away"; sleep 0.6; mv "$T/flaky2.away" "$T/flaky2.txt"
+	  sleep 1; printf q; sleep 0.2 ) | timeout 20 script -qfec "$T/tty3.sh" /dev/null >"$T/out" 2>&1
+	tr "\033" "\n" <"$T/out" | grep -a "^sort bytes" >"$T/st"
+	check "top: a failed read is on the status line until a read works again" eval 'grep -q "read failed" "$T/st" && ! tail -1 "$T/st" | grep -q "read failed" && grep -q "rc=0" "$T/out"'
+	# "/" on groups finds a group beyond the first page (an 8-line
+	# terminal: 4 rows), and the header counts the groups that match
+	{ echo "allocinfo - version: 1.0"; for i in 1 2 3 4 5 6 7 8 9 10; do
+		echo " $((i * 1000)) 1 m/a$i.c:1 [mod$i] func:f$i"; done; } >"$T/mods.txt"
+	printf '#!/bin/sh\nstty rows 8 cols 170\n"%s" top -g module -d 30 "%s"; echo "rc=$?"\n' "$ABS" "$T/mods.txt" >"$T/tty4.sh"
+	chmod +x "$T/tty4.sh"
+	( sleep 0.6; printf '/mod1$\r'; sleep 0.3; printf q; sleep 0.2 ) |
+		timeout 20 script -qfec "$T/tty4.sh" /dev/null >"$T/out" 2>&1
+	tr "\033" "\n" <"$T/out" | grep -a -A4 "1 groups  total 1000B " >"$T/st"
+	check "top -g: / finds a group beyond the first page" eval 'grep -q "rows 1-1 of 1  filter /mod1\\$/" "$T/st" && grep -Eq "^ +1000B +1 .* mod1 " "$T/st" && grep -q "rc=0" "$T/out"'
 else
 	ok "top: terminal mode # SKIP no script(1)"
 fi
@@ -807,6 +857,15 @@ run --numa "$T/w3"
 check "columns: --numa keeps FUNCTION and MODULE aligned" aligned "$T/out" $W
 run -a "$T/w2"
 check "columns: the table keeps FUNCTION and MODULE aligned" aligned "$T/out" $W
+# raw byte counts (-b) longer than a number column's title widen it too
+printf 'allocinfo - version: 2.0\n 100 1 a.c:1 [moda] func:fshort\n 1234567890123 3 %s:123456 [modb] func:fb\n 30 1 b.c:2 [modc] func:a_function_name_longer_than_the_usual_column\n' "$long" >"$T/w4"
+printf 'allocinfo - version: 2.0\n 900 2 a.c:1 [moda] func:fshort\n 1234567999999 4 %s:123456 [modb] func:fb\n 60 2 b.c:2 [modc] func:a_function_name_longer_than_the_usual_column\n' "$long" >"$T/w5"
+run diff -b "$T/w4" "$T/w5"
+check "columns: diff -b keeps the columns aligned with 13-digit byte counts" aligned "$T/out" $W
+run growth -b "$T/w4" "$T/w5"
+check "columns: growth -b keeps the columns aligned with 13-digit byte counts" aligned "$T/out" $W
+run top -b -i 1 "$T/w5"
+check "columns: top -b keeps the columns aligned with 13-digit byte counts" aligned "$T/out" $W
 
 # ---- lifetime counts (CONFIG_MEM_ALLOC_PROFILING_STATS) ------------------
 # kv FILE LOC KEY: a pair of the fixture's row at LOC, through awk
