@@ -39,7 +39,7 @@ stress: deps
 	$(S)/apply-series.sh
 	$(SERIES_ENV) $(S)/stress.sh
 
-## bench         stock vs patched kernels under QEMU -icount: Documentation/benchmarks.md (EXTRA=1: two more)
+## bench         stock vs patched kernels under QEMU -icount: Documentation/benchmarks.md (EXTRA=1: two more; PEER=1: upstream 6.12 too)
 bench: deps
 	$(S)/bench.sh
 
@@ -103,4 +103,4 @@ tool:
 
 ## clean         remove build outputs (keeps build/src and build/linux)
 clean:
-	rm -rf build/kernel build/test build/boot build/kunit build/modules build/results build/sparse build/series build/bench build/page-flags
+	rm -rf build/kernel build/test build/boot build/kunit build/modules build/results build/sparse build/series build/bench build/page-flags build/peer

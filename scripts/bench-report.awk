@@ -73,6 +73,9 @@ END {
 	for (i = 1; i <= ncf; i++) { c = cf[i]; s = s " | " ((c, "total") in macro ? cell(macro[c, "total"], macro["stock", "total"], c) : "-") }
 	print s " | |"
 	print ""
+	# A kernel that does not say where (upstream) but allocated page_ext
+	for (i = 1; i <= ncf; i++)
+		if (!(cf[i] in pmode) && pext[cf[i]] > 0 && cf[i] ~ /^1/) pmode[cf[i]] = "page_ext"
 	print "### Targets"
 	print ""
 	print "| target | measured | limit | |"

@@ -11,11 +11,18 @@
 # bench-prof-arm64, in build/bench/runs-arm64 and report-arm64.md, spliced
 # between the bench-arm64 markers of the document.
 #
+# PEER=1 (x86_64) also builds upstream 6.12 (Debian's linux-source-6.12,
+# extracted into build/peer) from the same fragments, without and with
+# its own profiling, boots it as stock, never, 0 and 1 into
+# build/bench/runs-peer and report-peer.md (each ratio against 6.12's own
+# stock), and puts a table of both series' overheads side by side at its
+# head, spliced between the bench-peer markers of the document.
+#
 # Environment: ARCH (x86_64 or arm64; every make of the kernel passes its
 # own ARCH), SERIES_SRC (patched tree; default: build/series made by
-# apply-series.sh), EXTRA (x86_64 only), ONLY (regex of configurations to
-# boot; the results of others from an earlier run stay in the report),
-# TIMEOUT, BENCH_DOC (the document to update; empty: none).
+# apply-series.sh), EXTRA and PEER (x86_64 only), ONLY (regex of
+# configurations to boot; the results of others from an earlier run stay
+# in the report), TIMEOUT, BENCH_DOC (the document to update; empty: none).
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -47,6 +54,14 @@ SRC=$PRISTINE KOUT=$kout "$ROOT/scripts/build-kernel.sh" "bench-stock$sfx"
 for k in ${kernels#"bench-stock$sfx "}; do
 	SRC=$SERIES_SRC KOUT=$kout "$ROOT/scripts/build-kernel.sh" "$k"
 done
+peer=0
+if [ "${PEER:-0}" != 0 ] && [ "$KARCH" = x86_64 ]; then
+	peer=1 peer_src=$("$ROOT/scripts/source.sh" --peer)
+	for k in bench-peer-stock bench-peer-prof; do
+		SRC=$peer_src KOUT=$kout "$ROOT/scripts/build-kernel.sh" "$k"
+	done
+	kernels="$kernels bench-peer-stock bench-peer-prof"
+fi
 built=$(date +%s)
 
 # Modules with many allocation call sites, to grow /proc/allocinfo.
@@ -84,6 +99,7 @@ arm64) machine=(-M virt -cpu cortex-a57) append="console=ttyAMA0 panic=-1" ;;
 esac
 boot() { # CONFIG KERNEL [CMDLINE WORD...]
 	local d=$runs/$1 s=0 t0 res
+	case "$2" in bench-peer-*) d=$runs-peer/$1 ;; esac
 	[[ $1 =~ ${ONLY:-.} ]] || return 0
 	mkdir -p "$d"
 	rm -f "$d/results.log"
@@ -136,6 +152,11 @@ if [ "$KARCH" = x86_64 ]; then
 	# Three of the benchmarks' call sites armed for stacks: what recording a
 	# stack costs a charge, and what an armed site costs everything else.
 	boot 1+armed bench-prof sysctl.vm.mem_profiling=1 allocprof.arm=1
+	if [ $peer = 1 ]; then
+		[ -n "${ONLY:-}" ] || rm -rf "$runs-peer"
+		pair "stock bench-peer-stock" "never bench-peer-prof sysctl.vm.mem_profiling=never"
+		pair "0 bench-peer-prof sysctl.vm.mem_profiling=0" "1 bench-peer-prof sysctl.vm.mem_profiling=1"
+	fi
 else
 	# arm64 keeps page references in page_ext (no 1-page_ext), and the
 	# tracing and stacks variants stay x86_64's.
@@ -148,14 +169,24 @@ end=$(date +%s)
 note="builds $((built - start)) s, boots $((end - built)) s"
 [ "$KARCH" = x86_64 ] || note="\`$QEMU ${machine[*]}\`, $note"
 "$ROOT/scripts/bench-report.sh" "$runs" "$note" >"$report"
-# The report replaces what the document holds between its markers.
+# A report replaces what the document holds between its markers.
 doc=${BENCH_DOC-$ROOT/Documentation/benchmarks.md}
-mark=bench$sfx
-if [ -n "$doc" ] && [ -f "$doc" ] && grep -q "^<!-- $mark:begin -->" "$doc"; then
-	awk -v rep="$report" -v b="<!-- $mark:begin -->" -v e="<!-- $mark:end -->" '
+splice() { # MARK REPORT
+	[ -n "$doc" ] && [ -f "$doc" ] && grep -q "^<!-- $1:begin -->" "$doc" || return 0
+	awk -v rep="$2" -v b="<!-- $1:begin -->" -v e="<!-- $1:end -->" '
 		index($0, e) == 1 { while ((getline l < rep) > 0) print l; skip = 0 }
 		!skip { print }
 		index($0, b) == 1 { skip = 1 }' "$doc" >"$doc.new" && mv "$doc.new" "$doc"
-fi
+}
+splice "bench$sfx" "$report"
 cat "$report"
+if [ $peer = 1 ]; then
+	{
+		"$ROOT/scripts/bench-report.sh" --side-by-side "$runs" "$runs-peer"
+		echo
+		"$ROOT/scripts/bench-report.sh" "$runs-peer" "upstream 6.12, $note"
+	} >"$out/report-peer.md"
+	splice bench-peer "$out/report-peer.md"
+	cat "$out/report-peer.md"
+fi
 msg "make bench: $(($(date +%s) - start)) s; report in $report"

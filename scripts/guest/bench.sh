@@ -129,6 +129,8 @@ querycost() {
 querypoint() {
 	command -v allocinfo >/dev/null && command -v aiq >/dev/null || return 0
 	q=mm/slub.c
+	# Kernels without the query ioctls (upstream before 7.3) skip it.
+	aiq rows -F $q >/dev/null 2>&1 || return 0
 	echo "@@QUERY $1 $(aiq rows -F $q | wc -l) $(querycost aiq rows -F $q)" \
 		"$(querycost grep -F " $q:" /proc/allocinfo)" \
 		"$(querycost allocinfo --ioctl -x --file $q -a)" \
