@@ -324,6 +324,7 @@ void numcols_put(FILE *f, const struct numcols *c, char cell[][NUMCELL]);
 void put_loc(FILE *f, const char *file, unsigned long line, int width);
 const char *group_name(const struct opts *o);
 const char *group_title(const struct opts *o);
+const char *rows_noun(const struct opts *o, size_t n);
 void put_kv_json(FILE *f, const struct allocinfo_entry *e);
 void say_over(size_t over, const struct row *worst, const struct opts *o);
 void output_rows(FILE *f, const struct row *rows, const struct srcinfo *si,

@@ -38,9 +38,24 @@ static int cmp_diff(const struct row *a, const struct row *b,
 	return row_cmp_ties(a, b);
 }
 
+/* unchanged: left out unless --unchanged */
+static int unchanged(const struct row *r)
+{
+	return !r->status && r->bytes == r->old_bytes && r->calls == r->old_calls &&
+	       r->st.allocs == r->old_st.allocs && r->st.failed == r->old_st.failed;
+}
+
 static const char *status_name(enum status s)
 {
 	return s == ST_NEW ? "new" : s == ST_GONE ? "gone" : "";
+}
+
+/* a row's status in CSV and JSON, which name every row's */
+static const char *row_status(const struct row *r)
+{
+	if (r->status)
+		return status_name(r->status);
+	return unchanged(r) ? "unchanged" : "changed";
 }
 
 static void put_csv_row(FILE *f, const struct row *r, const struct opts *o)
@@ -50,7 +65,7 @@ static void put_csv_row(FILE *f, const struct row *r, const struct opts *o)
 		r->old_calls, r->calls);
 	if (o->group) {
 		put_csv_str(f, r->key);
-		fprintf(f, ",%zu,%s\n", r->sites, status_name(r->status));
+		fprintf(f, ",%zu,%s\n", r->sites, row_status(r));
 		return;
 	}
 	put_csv_str(f, r->file);
@@ -58,7 +73,7 @@ static void put_csv_row(FILE *f, const struct row *r, const struct opts *o)
 	put_csv_str(f, r->func);
 	fputc(',', f);
 	put_csv_str(f, modname(r->module));
-	fprintf(f, ",%s\n", status_name(r->status));
+	fprintf(f, ",%s\n", row_status(r));
 }
 
 static void put_json_row(FILE *f, const struct row *r, int first,
@@ -76,7 +91,7 @@ static void put_json_row(FILE *f, const struct row *r, int first,
 			count_growth(r->st.allocs, r->old_st.allocs),
 			count_growth(r->st.churn, r->old_st.churn),
 			count_growth(r->st.failed, r->old_st.failed));
-	fprintf(f, ",\"status\":\"%s\"}", r->status ? status_name(r->status) : "changed");
+	fprintf(f, ",\"status\":\"%s\"}", row_status(r));
 }
 
 /* the number cells of a row of the table: change, old, new, calls, counts */
@@ -155,15 +170,8 @@ static void put_table(FILE *f, const struct row *rows, size_t n, size_t shown,
 		fprintf(f, "%s%s\n", r->status ? " " : "", status_name(r->status));
 	}
 	fprintf(f, "-- %zu changed %s (%zu shown), net change %s\n", n,
-		o->group ? "groups" : "call sites", shown,
+		rows_noun(o, n), shown,
 		fmt_delta(t, sizeof(t), tdelta, o->raw));
-}
-
-/* unchanged: left out unless --unchanged */
-static int unchanged(const struct row *r)
-{
-	return !r->status && r->bytes == r->old_bytes && r->calls == r->old_calls &&
-	       r->st.allocs == r->old_st.allocs && r->st.failed == r->old_st.failed;
 }
 
 /* --min-bytes and --min-calls test the size of the change */

@@ -224,7 +224,7 @@ static void put_table(FILE *f, const struct grow *g, size_t ng, size_t shown,
 		fprintf(f, " %s\n", verdict(&g[i]));
 	}
 	fprintf(f, "-- %zu growing %s (%zu shown) over %ld samples\n", ng,
-		o->group ? "groups" : "call sites", shown, count);
+		rows_noun(o, ng), shown, count);
 }
 
 static void put_csv(FILE *f, const struct grow *g, size_t shown,

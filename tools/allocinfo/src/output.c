@@ -374,6 +374,14 @@ const char *group_name(const struct opts *o)
 }
 
 /* the column title of a group's name */
+/* what n rows of a view are: call sites, or groups with -g */
+const char *rows_noun(const struct opts *o, size_t n)
+{
+	if (o->group)
+		return n == 1 ? "group" : "groups";
+	return n == 1 ? "call site" : "call sites";
+}
+
 const char *group_title(const struct opts *o)
 {
 	static const char *const n[] = { "", "MODULE", "DIR", "FILE", "FUNCTION" };
