@@ -654,16 +654,21 @@ check "top -g module: groups with their sums and sites" eval '[ $rc = 0 ] && has
 # is listed once with minus its bytes, and the header's change is the
 # total's change over the same interval (so their ratios do not depend on
 # the exact interval)
-{ cat "$F/v1.txt"; echo "     2411724       10 mm/going.c:1 func:going_away"; } >"$T/nv.txt"
-{ cat "$F/v1.txt"; echo "       65536        1 mm/coming.c:1 func:just_came"; } >"$T/nv2.txt"
-: >"$T/out"
-(
-	i=0
-	while ! grep -q "^allocinfo top" "$T/out" 2>/dev/null && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
-	mv "$T/nv2.txt" "$T/nv.txt"
-) &
-"$A" top -d 0.5 -i 2 -a --bytes "$T/nv.txt" >"$T/out" 2>"$T/err"; rc=$?
-wait
+# top_swap TOP-ARGS...: run top on a file in which, once the first sample
+# is out, a 2.3 MiB site vanishes and a 64 KiB one appears
+top_swap() {
+	{ cat "$F/v1.txt"; echo "     2411724       10 mm/going.c:1 func:going_away"; } >"$T/nv.txt"
+	{ cat "$F/v1.txt"; echo "       65536        1 mm/coming.c:1 func:just_came"; } >"$T/nv2.txt"
+	: >"$T/out"
+	(
+		i=0
+		while ! grep -q "^allocinfo top" "$T/out" 2>/dev/null && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+		mv "$T/nv2.txt" "$T/nv.txt"
+	) &
+	"$A" top "$@" "$T/nv.txt" >"$T/out" 2>"$T/err"; rc=$?
+	wait
+}
+top_swap -d 0.5 -i 2 -a --bytes
 awk '/^allocinfo top/ { b++ } b == 2' "$T/out" >"$T/b2"
 check "top: a new site's rate is its bytes over the interval, marked new" eval '[ $rc = 0 ] && grep -Eq "^ *65536 +1 +[0-9.]+ .*just_came .*new$" "$T/b2"'
 check "top: a vanished site is listed once as gone, with minus its bytes" eval '[ $(grep -c going_away "$T/b2") = 1 ] && grep -Eq "^ *- +- +-[0-9.]+ .*going_away .*gone$" "$T/b2"'
@@ -675,18 +680,9 @@ check "top: header change = total change over the interval (new and gone counted
 # since the start still counts: the header's "since start" stays the
 # total's change since the first sample, and so does its group's CHANGE
 for g in "" "-g module"; do
-	{ cat "$F/v1.txt"; echo "     2411724       10 mm/going.c:1 func:going_away"; } >"$T/nv.txt"
-	{ cat "$F/v1.txt"; echo "       65536        1 mm/coming.c:1 func:just_came"; } >"$T/nv2.txt"
-	: >"$T/out"
-	(
-		i=0
-		while ! grep -q "^allocinfo top" "$T/out" 2>/dev/null && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
-		mv "$T/nv2.txt" "$T/nv.txt"
-	) &
 	# five samples: the last is at least two after the change even when a
 	# busy machine delays the mv past the second
-	"$A" top -d 0.3 -i 5 -a --bytes $g "$T/nv.txt" >"$T/out" 2>"$T/err"; rc=$?
-	wait
+	top_swap -d 0.3 -i 5 -a --bytes $g
 	awk '/^allocinfo top/ { b++ } b == 5' "$T/out" >"$T/b3"
 	want=$((65536 - 2411724))
 	if [ -z "$g" ]; then
