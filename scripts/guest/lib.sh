@@ -128,6 +128,13 @@ rows_differ() {
 	rm -f /tmp/rows_differ.info
 }
 
+# func_row FUNC: "bytes calls" of FUNC's rows in /proc/allocinfo, summed;
+# 0 0 if none.
+func_row() {
+	awk -v f="func:$1" '{ for (i = 3; i <= NF; i++) if ($i == f) { b += $1; c += $2 } }
+		END { print b + 0, c + 0 }' /proc/allocinfo
+}
+
 # meminfo_kb KEY: the kB value of KEY in /proc/meminfo.
 meminfo_kb() {
 	awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo

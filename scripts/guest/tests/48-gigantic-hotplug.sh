@@ -62,18 +62,14 @@ while [ $((gh_addr + (1 << 30))) -le $gh_end ]; do
 done
 t_eq "every GiB added crosses struct page arrays (seams:$gh_seams)" 1 "$gh_ok"
 
-# gh_row: "bytes calls" of alloc_gigantic_page's row; gh_normal_free: free
-# pages of the Normal zone, all of which the hot-added memory holds.
-gh_row() {
-	awk '{ for (i = 3; i <= NF; i++) if ($i == "func:alloc_gigantic_page") { b += $1; c += $2 } }
-		END { print b + 0, c + 0 }' /proc/allocinfo
-}
+# gh_normal_free: free pages of the Normal zone, all of which the
+# hot-added memory holds.
 gh_normal_free() {
 	awk '$1 == "Node" { z = $4 } z == "Normal" && $1 == "pages" && $2 == "free" { n += $3 }
 		END { print n + 0 }' /proc/zoneinfo
 }
 
-gh_base=$(gh_row)
+gh_base=$(func_row alloc_gigantic_page)
 gh_free0=$(gh_normal_free)
 echo 1 >$gh_g/nr_hugepages
 if [ "$(cat $gh_g/nr_hugepages)" != 1 ]; then
@@ -85,6 +81,6 @@ t_check "the gigantic page came from the added memory" \
 	test $((gh_free0 - $(gh_normal_free))) -gt 250000
 t_eq "gigantic page charged per 4 KiB page" \
 	"$(echo "$gh_base" | awk -v b=$((1 << 30)) -v c=$((1 << 18)) '{ print $1 + b, $2 + c }')" \
-	"$(gh_row)"
+	"$(func_row alloc_gigantic_page)"
 echo 0 >$gh_g/nr_hugepages
-t_eq "gigantic page freed: its row back to where it was" "$gh_base" "$(gh_row)"
+t_eq "gigantic page freed: its row back to where it was" "$gh_base" "$(func_row alloc_gigantic_page)"

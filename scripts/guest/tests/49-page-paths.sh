@@ -25,12 +25,6 @@ if [ ! -e /proc/sys/vm/compact_memory ]; then
 	return 0
 fi
 
-# pp_row FUNC: "bytes calls" of the row of FUNC, 0 0 if none.
-pp_row() {
-	awk -v f="func:$1" '{ for (i = 3; i <= NF; i++) if ($i == f) { b += $1; c += $2 } }
-		END { print b + 0, c + 0 }' /proc/allocinfo
-}
-
 # pp_add BASE BYTES CALLS: BASE ("bytes calls") plus a delta.
 pp_add() {
 	echo "$1" | awk -v b="$2" -v c="$3" '{ print $1 + b, $2 + c }'
@@ -50,12 +44,12 @@ pp_total() {
 # caches also runs the shrinker that splits partly unmapped THPs).
 pp_expect() {
 	_try=5
-	while [ "$(pp_row "$2")" != "$3" ] && [ "$_try" -gt 1 ]; do
+	while [ "$(func_row "$2")" != "$3" ] && [ "$_try" -gt 1 ]; do
 		echo 3 >/proc/sys/vm/drop_caches
 		sleep 1
 		_try=$((_try - 1))
 	done
-	t_eq "$1" "$3" "$(pp_row "$2")"
+	t_eq "$1" "$3" "$(func_row "$2")"
 }
 
 pp_compact() {
@@ -70,7 +64,7 @@ pp_tmpfs() {
 		t_skip "huge tmpfs" "no huge=always tmpfs"
 		return 0
 	fi
-	pp_base=$(pp_row $pp_hf)
+	pp_base=$(func_row $pp_hf)
 	pp_huge0=$(meminfo_kb ShmemHugePages)
 	dd if=/dev/zero of=$pp_dir/f bs=1M count=4 2>/dev/null
 	pp_kb=$(($(meminfo_kb ShmemHugePages) - pp_huge0))
@@ -117,7 +111,7 @@ pp_thp_cmd() {
 pp_anon_thp() {
 	thp_usable "anonymous THP" || return 0
 	pp_ah=do_huge_pmd_anonymous_page
-	pp_base=$(pp_row $pp_ah)
+	pp_base=$(func_row $pp_ah)
 	pp_huge0=$(meminfo_kb AnonHugePages)
 	thp_start 4
 	pp_kb=$(($(meminfo_kb AnonHugePages) - pp_huge0))
@@ -158,7 +152,7 @@ pp_zsmalloc() {
 		return 0
 	fi
 	pp_zs=alloc_zspage
-	pp_base=$(pp_row $pp_zs)
+	pp_base=$(func_row $pp_zs)
 	echo 8M >$pp_zram/disksize
 	dd if=/bin/busybox of=/dev/zram0 bs=64k conv=fsync 2>/dev/null
 	pp_used=$(awk '{ print $3 }' $pp_zram/mm_stat)
@@ -178,7 +172,7 @@ pp_balloon() {
 	have_module "balloon pages" $pp_bt || return 0
 	load_test_module $pp_bt || return 0
 	pp_ba=balloon_page_alloc
-	pp_base=$(pp_row $pp_ba)
+	pp_base=$(func_row $pp_ba)
 	t_check "balloon inflates" sh -c "echo inflate >/proc/$pp_bt"
 	pp_full=$(pp_add "$pp_base" $((4096 * 4096)) 4096)
 	pp_expect "balloon pages charged" $pp_ba "$pp_full"
@@ -202,7 +196,7 @@ pp_hugetlb() {
 		return 0
 	fi
 	pp_bh=alloc_buddy_huge_page
-	pp_base=$(pp_row $pp_bh)
+	pp_base=$(func_row $pp_bh)
 	pp_n0=$(cat $pp_nr)
 	echo $((pp_n0 + 2)) >$pp_nr
 	pp_n=$(($(cat $pp_nr) - pp_n0))
@@ -227,7 +221,7 @@ pp_demote() {
 		return 0
 	fi
 	pp_gg=alloc_gigantic_page
-	pp_base=$(pp_row $pp_gg)
+	pp_base=$(func_row $pp_gg)
 	pp_t0=$(pp_total $pp_gg)
 	pp_n0=$(cat $pp_h/nr_hugepages)
 	echo 1 >$pp_g/nr_hugepages
