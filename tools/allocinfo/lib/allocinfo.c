@@ -762,7 +762,7 @@ const struct allocinfo_entry *allocinfo_list_scan_next(struct allocinfo_list *l)
 		return NULL;
 	kernel = l->used == ALLOCINFO_BACKEND_IOCTL;
 	while ((rc = next_row(l, kernel ? NULL : &l->scan, &r)) > 0) {
-		if ((want = row_wanted(l, &r)) > 0)
+		if (!l->query || (want = row_wanted(l, &r)) > 0)
 			break;
 		if (want < 0) {
 			rc = -1;
@@ -822,7 +822,7 @@ const struct allocinfo_entry *allocinfo_list_scan_next(struct allocinfo_list *l)
 		e->ext = 0;
 		names_copy(e, &r);
 	}
-	if (entry_set_kv(e, r.kv, r.kvlen)) {
+	if ((r.kvlen || e->kv) && entry_set_kv(e, r.kv, r.kvlen)) {
 		scan_end(l);
 		ai_set_error(l, ALLOCINFO_ENOMEM, ENOMEM);
 		return NULL;

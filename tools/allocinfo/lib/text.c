@@ -14,6 +14,11 @@
  * chunk at a time (a scan, which keeps only the line in progress); either
  * way at most max bytes, so /dev/zero or an endless pipe fail with
  * ALLOCINFO_ETOOBIG instead of filling memory.
+ *
+ * Rows in the kernel's own layout are read in one pass (fast_row(), with
+ * SSE2 on x86-64); every other row, and every malformed one, by the
+ * general parser, which says what is wrong.  Both give the same fields for
+ * any row (the unit tests, and the fuzzers' AI_CHECK_FAST builds).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -23,7 +28,14 @@
 
 #include "internal.h"
 
-#define CHUNK 65536
+/*
+ * A scan reads 16 KiB at a time: a top-10 of a few thousand rows is mostly
+ * process start-up, and each page of a bigger buffer costs a page fault
+ * the first time it is filled, more than the reads it saves.  A list read
+ * keeps the whole text and starts at 64 KiB.
+ */
+#define CHUNK 16384
+#define READ_START 65536
 
 static int read_errno(int e)
 {
@@ -46,7 +58,7 @@ int ai_read_all(int fd, char **buf, size_t *cap, size_t *len, size_t max,
 		if (max && n > max)
 			return ALLOCINFO_ETOOBIG;
 		if (*cap - n < 4096) {
-			size_t ncap = *cap ? *cap * 2 : CHUNK;
+			size_t ncap = *cap ? *cap * 2 : READ_START;
 			char *nb;
 
 			/* one byte past the limit tells a source of exactly max */
@@ -602,6 +614,243 @@ location:
 	return NULL;
 }
 
+#if WORDS && defined(__SSE2__)
+/*
+ * Rows as the kernel prints them, read in one pass without a branch per
+ * byte: "%12lli %8llu " and then, within the next 64 bytes and ending in a
+ * newline, tokens one blank apart without control characters, a line
+ * number of at most eight digits.  The numbers and the bytes of interest
+ * after them (blanks, colons, the line's end) are found sixteen bytes at a
+ * time with SSE2, which every x86-64 has, as bit masks of the line.  Any
+ * other row, every malformed one included, is left to parse_row(), which
+ * also says what is wrong.
+ */
+#include <emmintrin.h>
+#define FAST_ROWS 1
+#define FAST_TAIL 64			/* bytes looked at after the numbers */
+#define FAST_SPAN (22 + FAST_TAIL)	/* bytes a row's fast way reads */
+
+static inline unsigned mask16(__m128i eq)
+{
+	return (unsigned)_mm_movemask_epi8(eq);
+}
+
+/* the digits of v as values, other bytes zero; *digits: which are digits */
+static inline __m128i digit_values(__m128i v, unsigned *digits)
+{
+	__m128i d = _mm_sub_epi8(v, _mm_set1_epi8('0'));
+	__m128i is = _mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d);
+
+	*digits = mask16(is);
+	return _mm_and_si128(d, is);
+}
+
+/* m holds bits first..last (of a field of width bits, from bit 0) exactly */
+static inline int ends_field(unsigned m, unsigned width)
+{
+	return m && m + (m & -m) == 1u << width;
+}
+
+/*
+ * Sixteen digit values (the most significant first) of a and eight of b
+ * as numbers: the first eight of a, its last eight, and b's.
+ */
+static inline void digits_to_numbers(__m128i a, __m128i b, uint32_t out[3])
+{
+	const __m128i zero = _mm_setzero_si128();
+	const __m128i by10 = _mm_setr_epi16(10, 1, 10, 1, 10, 1, 10, 1);
+	const __m128i by100 = _mm_setr_epi16(100, 1, 100, 1, 100, 1, 100, 1);
+	const __m128i by10k = _mm_setr_epi16(10000, 1, 10000, 1, 10000, 1, 10000, 1);
+	__m128i a2lo = _mm_madd_epi16(_mm_unpacklo_epi8(a, zero), by10);
+	__m128i a2hi = _mm_madd_epi16(_mm_unpackhi_epi8(a, zero), by10);
+	__m128i b2 = _mm_madd_epi16(_mm_unpacklo_epi8(b, zero), by10);
+	__m128i a4 = _mm_madd_epi16(_mm_packs_epi32(a2lo, a2hi), by100);
+	__m128i b4 = _mm_madd_epi16(_mm_packs_epi32(b2, b2), by100);
+	__m128i n8 = _mm_madd_epi16(_mm_packs_epi32(a4, b4), by10k);
+
+	out[0] = (uint32_t)_mm_cvtsi128_si32(n8);
+	out[1] = (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(n8, 4));
+	out[2] = (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(n8, 8));
+}
+
+/*
+ * The numbers of a row in the kernel's columns: the size right-aligned in
+ * columns 0-11 (blanks, an optional minus, digits), a blank, the calls in
+ * columns 13-20, a blank.  Returns 0 for any other layout.
+ */
+static int fast_row_numbers(const char *p, struct ai_row *r)
+{
+	__m128i size_text = _mm_loadu_si128((const __m128i *)(const void *)p);
+	__m128i calls_text = _mm_loadl_epi64((const __m128i *)(const void *)(p + 13));
+	__m128i size, calls;
+	unsigned size_digits, calls_digits, size_blanks, calls_blanks, minus, lead, sign;
+	uint32_t n[3];
+	uint64_t v;
+
+	if (p[12] != ' ' || p[21] != ' ')
+		return 0;
+	size = digit_values(size_text, &size_digits);
+	calls = digit_values(calls_text, &calls_digits);
+	size_digits &= 0xfff;
+	calls_digits &= 0xff;
+	size_blanks = mask16(_mm_cmpeq_epi8(size_text, _mm_set1_epi8(' '))) & 0xfff;
+	calls_blanks = mask16(_mm_cmpeq_epi8(calls_text, _mm_set1_epi8(' '))) & 0xff;
+	minus = mask16(_mm_cmpeq_epi8(size_text, _mm_set1_epi8('-'))) & 0xfff;
+	/* the size: blanks, a minus or not, then digits to column 11 */
+	lead = ~size_blanks & 0xfff;
+	sign = lead & ~size_digits;
+	if ((size_blanks | size_digits | minus) != 0xfff || !ends_field(size_digits, 12) ||
+	    !ends_field(lead, 12) || (sign && sign != (lead & -lead)))
+		return 0;
+	/* the calls: blanks, then digits to column 20 */
+	if ((calls_blanks | calls_digits) != 0xff || !ends_field(calls_digits, 8))
+		return 0;
+	/* columns 0-11 as the last twelve of sixteen digits */
+	size = _mm_slli_si128(_mm_and_si128(size, _mm_setr_epi32(-1, -1, -1, 0)), 4);
+	digits_to_numbers(size, calls, n);
+	v = (uint64_t)n[0] * 100000000 + n[1];
+	r->bytes = sign ? -(int64_t)v : (int64_t)v;
+	r->calls = n[2];
+	return 1;
+}
+
+/* bit i of each mask: p[i] is a blank; a colon; a control character */
+struct tail_masks {
+	uint64_t blank, colon, control;
+};
+
+static inline void tail_masks(const char *p, struct tail_masks *m)
+{
+	const __m128i blank = _mm_set1_epi8(' '), colon = _mm_set1_epi8(':');
+
+	m->blank = m->colon = m->control = 0;
+	for (unsigned i = 0; i < FAST_TAIL; i += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+		/* bytes up to a blank: controls (the newline among them) and blanks */
+		__m128i low = _mm_cmpeq_epi8(_mm_min_epu8(v, blank), v);
+		__m128i is_blank = _mm_cmpeq_epi8(v, blank);
+
+		m->blank |= (uint64_t)mask16(is_blank) << i;
+		m->colon |= (uint64_t)mask16(_mm_cmpeq_epi8(v, colon)) << i;
+		m->control |= (uint64_t)mask16(_mm_andnot_si128(is_blank, low)) << i;
+	}
+}
+
+/* bits from..to-1 (to at most 63) */
+static inline uint64_t bit_range(unsigned from, unsigned to)
+{
+	return ((1ULL << to) - 1) & ~((1ULL << from) - 1);
+}
+
+/* the end of the token at bit from: the next blank, or the line's end n */
+static inline unsigned token_stop(uint64_t blanks, unsigned from, unsigned n)
+{
+	uint64_t after = blanks & ~((2ULL << from) - 1);
+
+	return after ? (unsigned)__builtin_ctzll(after) : n;
+}
+
+/*
+ * file:line: the last colon ends the file, one to eight digits follow.
+ * The digits are read as the top bytes of the word that ends the token.
+ */
+static inline int fast_location(const char *q, unsigned end, uint64_t colons,
+				struct ai_row *r)
+{
+	uint64_t c = colons & bit_range(0, end), x, keep;
+	unsigned last, digits;
+
+	if (!c)
+		return 0;
+	last = 63 - (unsigned)__builtin_clzll(c);
+	digits = end - last - 1;
+	if (last == 0 || digits == 0 || digits > 8)
+		return 0;
+	memcpy(&x, q + end - 8, 8);
+	keep = ~0ULL << (8 * (8 - digits));
+	if ((bytes_digit(x) & keep) != (TOPS & keep))
+		return 0;
+	r->file = q;
+	r->flen = last;
+	r->line = (unsigned long)conv8((x ^ (ONES * '0')) & keep);
+	return 1;
+}
+
+/*
+ * The row at p, when it is in the kernel's layout and all of it lies in
+ * the FAST_SPAN bytes from p: *r filled, and the length of the line with
+ * its newline returned.  0: read it the general way.
+ */
+static size_t fast_row(const char *p, struct ai_row *r)
+{
+	const char *q = p + 22;		/* the location */
+	struct tail_masks m;
+	uint64_t blanks;
+	unsigned n, from, to;
+
+	if (!fast_row_numbers(p, r))
+		return 0;
+	tail_masks(q, &m);
+	if (!m.control)
+		return 0;
+	/* the first control character ends the line; any other: not here */
+	n = (unsigned)__builtin_ctzll(m.control);
+	if (q[n] != '\n' || n == 0)
+		return 0;
+	/* tokens one blank apart: none first, last or after another */
+	blanks = m.blank & bit_range(0, n);
+	if ((blanks & 1) || (blanks >> (n - 1)) || (blanks & (blanks >> 1)))
+		return 0;
+	to = token_stop(blanks, 0, n);
+	if (to == n || !fast_location(q, to, m.colon, r))
+		return 0;
+	from = to + 1;
+	to = token_stop(blanks, from, n);
+	r->module = NULL;
+	r->mlen = 0;
+	if (q[from] == '[') {
+		if (to - from < 3 || q[to - 1] != ']' || to == n)
+			return 0;
+		r->module = q + from + 1;
+		r->mlen = to - from - 2;
+		from = to + 1;
+		to = token_stop(blanks, from, n);
+	}
+	if (to - from <= 5 || memcmp(q + from, "func:", 5))
+		return 0;
+	r->func = q + from + 5;
+	r->fnlen = to - from - 5;
+	r->kv = q + (to < n ? to + 1 : n);
+	r->kvlen = n - (size_t)(r->kv - q);
+	/* key:value pairs: a colon, not first */
+	while (to < n) {
+		uint64_t c;
+
+		from = to + 1;
+		to = token_stop(blanks, from, n);
+		c = m.colon & bit_range(from, to);
+		if (!c || (unsigned)__builtin_ctzll(c) == from)
+			return 0;
+	}
+	return 22 + n + 1;
+}
+#endif
+
+#if defined(FAST_ROWS) && defined(AI_CHECK_FAST)
+/* the fuzzers' builds: the general parser must read the row alike */
+static void check_fast_row(const char *p, size_t n, const struct ai_row *r)
+{
+	struct ai_row slow;
+
+	if (parse_row(p, p + n - 1, &slow) || slow.bytes != r->bytes ||
+	    slow.calls != r->calls || slow.file != r->file || slow.flen != r->flen ||
+	    slow.line != r->line || slow.func != r->func || slow.fnlen != r->fnlen ||
+	    slow.module != r->module || slow.mlen != r->mlen || slow.kv != r->kv ||
+	    slow.kvlen != r->kvlen)
+		abort();
+}
+#endif
+
 /*
  * The next row of the source.  Returns 1 with *r filled, 0 at the end, -1
  * on an error (the list's error is set).  Malformed lines are reported to
@@ -612,6 +861,22 @@ int ai_text_next(struct ai_text *t, struct ai_row *r, struct allocinfo_list *l)
 	const char *s, *e, *raw, *why, *f;
 	int rc;
 
+#ifdef FAST_ROWS
+	if (!t->nul && t->len - t->pos >= FAST_SPAN) {
+		size_t n = fast_row(t->buf + t->pos, r);
+
+		if (n) {
+#ifdef AI_CHECK_FAST
+			check_fast_row(t->buf + t->pos, n, r);
+#endif
+			t->pos += n;
+			t->lineno++;
+			t->in_header = 0;
+			r->lineno = t->lineno;
+			return 1;
+		}
+	}
+#endif
 	while ((rc = next_line(t, l, &s, &e, &raw)) > 0) {
 		if (t->nul && memchr(s, '\0', (size_t)(raw - s))) {
 			ai_malformed(l, t->lineno, "NUL byte in line");

@@ -250,6 +250,101 @@ static void kernel_columns(void **state)
 	allocinfo_list_free(l);
 }
 
+/*
+ * Rows in the kernel's layout with enough text after them are read in one
+ * pass (text.c, fast_row()); the same rows one column to the right take
+ * the general parser.  Both must give the same fields, and the same
+ * reasons for the malformed ones.
+ */
+static void kernel_layout_rows(void **state)
+{
+	static const char *const rows[] = {
+		"        4096        1 mm/slub.c:1234 func:alloc_slab_page",
+		"          -8        1 ./include/linux/slab.h:600 func:kmalloc_noprof",
+		"999999999999 99999999 a.c:99999999 [mod] func:f accurate:no x:y:z",
+		"           0        0 a:b.c:7 [m] func:f:g k:v",
+		"        1234        2 a.c:123456789 func:nine_digits",
+		"        1234        2 a.c:12345678901 func:eleven_digits",
+		"        1234        2 a.c: func:no_line",
+		"        1234        2 :12 func:no_file",
+		"        1234        2 a.c:1x func:letter",
+		"        1234        2 a.c:12 [] func:empty_module",
+		"        1234        2 a.c:12 [m func:open_module",
+		"        1234        2 a.c:12 [m]",
+		"        1234        2 a.c:12 func:",
+		"        1234        2 a.c:12 fun:f",
+		"        1234        2 a.c:12 func:f :v",
+		"        1234        2 a.c:12 func:f novalue",
+		"        1234        2 a.c:12  func:two_blanks",
+		"        1234        2 a.c:12 func:trailing_blank ",
+		"        1234        2 a.c:12 func:tab\tk:v",
+		"        1234        2 a.c:12 func:cr\r",
+		"        1234        2 a.c:12 func:ctl\001x",
+		"        1234        2 a.c:12 func:f \xff:\xfe",
+		/* 63 bytes after the numbers, the most read in one pass; then 64 */
+		"        1234        2 dir/x.c:12 func:a_function_name_of_forty_seven_characters_abcde",
+		"        1234        2 dir/x.c:12 func:a_function_name_of_forty_eight_characters_abcdef",
+		"       -1234        2 a.c:12 func:neg",
+		"  -       12        2 a.c:12 func:minus_apart",
+	};
+	const char *pad = "           1        1 pad.c:1 func:padding_row_so_the_row_before_reads_fast\n";
+	size_t n = sizeof(rows) / sizeof(rows[0]);
+	char *fast = calloc(n, 300), *slow = calloc(n, 300), *f = fast, *s = slow;
+	struct allocinfo_list *a, *b;
+	struct allocinfo_entry *x, *y;
+
+	(void)state;
+	assert_non_null(fast);
+	assert_non_null(slow);
+	f += sprintf(f, "allocinfo - version: 2.0\n");
+	s += sprintf(s, "allocinfo - version: 2.0\n");
+	for (size_t i = 0; i < n; i++) {
+		f += sprintf(f, "%s\n%s", rows[i], pad);
+		s += sprintf(s, " %s\n %s", rows[i], pad);
+	}
+	a = parse(fast);
+	b = parse(slow);
+	assert_int_equal(allocinfo_list_count(a), allocinfo_list_count(b));
+	assert_int_equal(allocinfo_list_count(a), 2 * n - 12);	/* 12 malformed */
+	assert_int_equal(strlen(rows[22]), 22 + 63);
+	for (x = allocinfo_list_first(a), y = allocinfo_list_first(b); x && y;
+	     x = allocinfo_entry_next(x), y = allocinfo_entry_next(y)) {
+		const char *xm = allocinfo_entry_module(x), *ym = allocinfo_entry_module(y);
+
+		assert_true(allocinfo_entry_bytes(x) == allocinfo_entry_bytes(y));
+		assert_true(allocinfo_entry_calls(x) == allocinfo_entry_calls(y));
+		assert_string_equal(allocinfo_entry_file(x), allocinfo_entry_file(y));
+		assert_int_equal(allocinfo_entry_line(x), allocinfo_entry_line(y));
+		assert_string_equal(allocinfo_entry_func(x), allocinfo_entry_func(y));
+		assert_true(xm == ym || (xm && ym && !strcmp(xm, ym)));
+		assert_int_equal(allocinfo_entry_lineno(x), allocinfo_entry_lineno(y));
+		assert_int_equal(allocinfo_entry_kv_count(x), allocinfo_entry_kv_count(y));
+		for (size_t i = 0; i < allocinfo_entry_kv_count(x); i++) {
+			const char *xk, *xv, *yk, *yv;
+
+			allocinfo_entry_kv_get(x, i, &xk, &xv);
+			allocinfo_entry_kv_get(y, i, &yk, &yv);
+			assert_string_equal(xk, yk);
+			assert_string_equal(xv, yv);
+		}
+	}
+	assert_null(x);
+	assert_null(y);
+	assert_int_equal(allocinfo_list_malformed_count(a), allocinfo_list_malformed_count(b));
+	for (size_t i = 0; i < allocinfo_list_malformed_count(a); i++) {
+		assert_int_equal(allocinfo_list_malformed_line(a, i),
+				 allocinfo_list_malformed_line(b, i));
+		assert_string_equal(allocinfo_list_malformed_reason(a, i),
+				    allocinfo_list_malformed_reason(b, i));
+	}
+	assert_int_equal(allocinfo_entry_line(nth(a, 4)), 99999999);
+	assert_int_equal(allocinfo_entry_line(nth(a, 8)), 123456789);
+	allocinfo_list_free(a);
+	allocinfo_list_free(b);
+	free(fast);
+	free(slow);
+}
+
 static void duplicates_kept_apart(void **state)
 {
 	struct allocinfo_list *l;
@@ -1068,6 +1163,7 @@ int main(void)
 		cmocka_unit_test(no_trailing_newline),
 		cmocka_unit_test(number_limits),
 		cmocka_unit_test(kernel_columns),
+		cmocka_unit_test(kernel_layout_rows),
 		cmocka_unit_test(duplicates_kept_apart),
 		cmocka_unit_test(update_reordered),
 		cmocka_unit_test(very_long_line),
