@@ -182,6 +182,8 @@ const char *modname(const char *m);
 char *fmt_size(char *buf, size_t len, int64_t v, int raw);
 char *fmt_delta(char *buf, size_t len, int64_t v, int raw);
 char *fmt_rate(char *buf, size_t len, double v, int raw);
+void fmt_over(char *vbuf, char *lbuf, size_t len, int64_t v, int64_t limit,
+	      int raw, int delta);
 char *read_small(const char *path);
 void usage_error(const char *fmt, ...);
 const char *strip_dot(const char *f);

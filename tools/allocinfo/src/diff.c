@@ -193,27 +193,27 @@ static int fail_above(const struct row *rows, size_t n, int64_t tdelta,
 		      const struct opts *o)
 {
 	size_t over = 0, most = 0;
-	char lim[32], b[32];
+	char lim[48], b[48];
 
 	if (!o->fail_above_set)
 		return 0;
-	fmt_size(lim, sizeof(lim), o->fail_above, o->raw);
 	for (size_t i = 0; i < n; i++)
 		if (dbytes(&rows[i]) > o->fail_above &&
 		    (!over++ || dbytes(&rows[i]) > dbytes(&rows[most])))
 			most = i;
+	if (over)
+		fmt_over(b, lim, sizeof(b), dbytes(&rows[most]), o->fail_above, o->raw, 1);
 	if (over && o->group)
 		warnx("%zu group%s grew by more than %s (--fail-above); the most: %s %s",
-		      over, over == 1 ? "" : "s", lim, rows[most].key,
-		      fmt_delta(b, sizeof(b), dbytes(&rows[most]), o->raw));
+		      over, over == 1 ? "" : "s", lim, rows[most].key, b);
 	else if (over)
 		warnx("%zu call site%s grew by more than %s (--fail-above); the most: "
 		      "%s:%lu %s %s %s", over, over == 1 ? "" : "s", lim, rows[most].file,
-		      rows[most].line, rows[most].func, modname(rows[most].module),
-		      fmt_delta(b, sizeof(b), dbytes(&rows[most]), o->raw));
-	if (tdelta > o->fail_above)
-		warnx("the total grew by %s, more than %s (--fail-above)",
-		      fmt_delta(b, sizeof(b), tdelta, o->raw), lim);
+		      rows[most].line, rows[most].func, modname(rows[most].module), b);
+	if (tdelta > o->fail_above) {
+		fmt_over(b, lim, sizeof(b), tdelta, o->fail_above, o->raw, 1);
+		warnx("the total grew by %s, more than %s (--fail-above)", b, lim);
+	}
 	return over || tdelta > o->fail_above;
 }
 

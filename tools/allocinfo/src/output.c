@@ -619,10 +619,9 @@ static void out_table(FILE *f, const struct row *rows, const struct srcinfo *si,
  */
 void say_over(size_t over, const struct row *worst, const struct opts *o)
 {
-	char lim[32], b[32];
+	char lim[48], b[48];
 
-	fmt_size(lim, sizeof(lim), o->max_bytes, o->raw);
-	fmt_size(b, sizeof(b), worst->bytes, o->raw);
+	fmt_over(b, lim, sizeof(b), worst->bytes, o->max_bytes, o->raw, 0);
 	if (o->group) {
 		warnx("%zu group%s hold%s more than %s (--max-bytes); the largest: %s %s",
 		      over, over == 1 ? "" : "s", over == 1 ? "s" : "", lim, worst->key, b);

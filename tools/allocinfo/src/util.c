@@ -107,6 +107,40 @@ char *fmt_delta(char *buf, size_t len, int64_t v, int raw)
 	return buf;
 }
 
+/* what a size printed by fmt_size() reads as, in bytes */
+static double shown_bytes(const char *s)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	char *end;
+	double d = strtod(s, &end);
+
+	for (size_t i = 0; i < sizeof(unit) / sizeof(unit[0]); i++, d *= 1024)
+		if (!strcmp(end, unit[i]))
+			break;
+	return d;
+}
+
+/*
+ * A size v above a limit, and the limit, for the checks' messages ("grew
+ * by +2.0MiB, more than 2.0MiB").  When the rounded sizes would not show
+ * v above the limit, both are given in bytes instead.  delta: v with its
+ * sign (fmt_delta()).
+ */
+void fmt_over(char *vbuf, char *lbuf, size_t len, int64_t v, int64_t limit,
+	      int raw, int delta)
+{
+	char b[32];
+
+	fmt_size(lbuf, len, limit, raw);
+	fmt_size(b, sizeof(b), v, raw);
+	if (raw || shown_bytes(b) > shown_bytes(lbuf)) {
+		(delta ? fmt_delta : fmt_size)(vbuf, len, v, raw);
+		return;
+	}
+	snprintf(vbuf, len, delta && v > 0 ? "+%" PRId64 " bytes" : "%" PRId64 " bytes", v);
+	snprintf(lbuf, len, "%" PRId64 " bytes", limit);
+}
+
 /* bytes per second: fractions below 1 KiB/s are kept */
 char *fmt_rate(char *buf, size_t len, double v, int raw)
 {

@@ -595,6 +595,11 @@ check "fail-above: exit 4, the site that grew more named" eval '[ $rc = 4 ] && [
 total=$(awk 'FNR == 1 { k++ } FNR > 2 { s[k] += $1 } END { print s[2] - s[1] }' "$F/v1.txt" "$F/v1-later.txt")
 run diff --fail-above 2M --bytes "$F/v1.txt" "$F/v1-later.txt"
 check "fail-above: the total alone (no site grew by more than 2M)" eval '[ $rc = 4 ] && [ $total -gt 2097152 ] && errhas "^allocinfo[-a-z]*: the total grew by +$total, more than 2097152 (--fail-above)$" && ! errhas "call site"'
+# sizes that round alike ("grew by +2.0MiB, more than 2.0MiB") are given in bytes
+run diff --fail-above 2M "$F/v1.txt" "$F/v1-later.txt"
+check "fail-above: a total that rounds to the limit is given in bytes" eval '[ $rc = 4 ] && errhas "^allocinfo[-a-z]*: the total grew by +$total bytes, more than 2097152 bytes (--fail-above)$"'
+run --max-bytes 4194303 --file page_alloc "$F/v1.txt"
+check "max-bytes: a site that rounds to the limit is given in bytes" eval '[ $rc = 4 ] && errhas "^allocinfo[-a-z]*: 1 call site holds more than 4194303 bytes (--max-bytes); the largest: mm/page_alloc.c:4500 __alloc_pages vmlinux 4194304 bytes$"'
 run diff --fail-above 3M "$F/v1.txt" "$F/v1-later.txt"
 check "fail-above: exit 0 below the limit" eval '[ $rc = 0 ] && ! [ -s "$T/err" ]'
 run diff --fail-above 1M "$F/v1-later.txt" "$F/v1.txt"
