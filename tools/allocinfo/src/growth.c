@@ -280,7 +280,8 @@ int cmd_growth(int npos, char **pos, struct opts *o)
 	struct outfile of;
 	size_t ng = 0, shown, suspects = 0;
 	long count = o->count >= 0 ? o->count : 5;
-	double delay = o->delay >= 0 ? o->delay : 1.0, t0 = now_sec();
+	double delay = o->delay >= 0 ? o->delay : 1.0, t0 = now_sec(), tfirst = 0;
+	int same_time = 1;		/* every sample so far at tfirst */
 	/* one argument is a source to sample, like -f; several are snapshots */
 	int rc = 0, offline = npos > 1;
 	const char *input = npos == 1 ? pos[0] : o->input;
@@ -318,9 +319,19 @@ int cmd_growth(int npos, char **pos, struct opts *o)
 			t = ep ? strtod(ep, NULL) : (double)i * delay;
 		else
 			t = now_sec() - t0;
+		if (i == 0)
+			tfirst = t;
+		same_time &= t == tfirst;
 		sample(l, i, t, count, &gs, o);
 		if (!offline && i + 1 < count)
 			sleep_sec(delay);
+	}
+	/* snapshots saved in the same second: no time passed, no slope */
+	if (offline && same_time) {
+		warnx("all %ld snapshots have the same epoch (%s): growth needs samples "
+		      "taken at different times", count, allocinfo_list_header(l, "epoch"));
+		rc = EX_RUNTIME;
+		goto out;
 	}
 	/* the rising series that pass the filters (on their last sample) */
 	if (o->group) {

@@ -830,6 +830,15 @@ run growth -c 3 -d 0.1 -f "$F/v1.txt"
 check "growth: live sampling with -c and -d" eval '[ $rc = 0 ] && has "^-- 0 growing call sites (0 shown) over 3 samples"'
 run growth -c 3 -d 0.1 "$F/v1.txt"
 check "growth: one SOURCE argument is sampled with -c and -d" eval '[ $rc = 0 ] && has "^-- 0 growing call sites (0 shown) over 3 samples"'
+# snapshots saved in the same second have no time between them: an error
+for k in 0 1 2; do
+	{ echo "# epoch: 1000"; "$GEN" 60 7 1 $k; } >"$T/same$k"
+done
+run growth "$T/same0" "$T/same1" "$T/same2"
+check "growth: snapshots all of one epoch are an error, not an empty report" eval '[ $rc = 1 ] && errhas "^allocinfo[-a-z]*: all 3 snapshots have the same epoch (1000): growth needs samples taken at different times$" && ! [ -s "$T/out" ]'
+{ echo "# epoch: 1010"; "$GEN" 60 7 1 3; } >"$T/same3"
+run growth "$T/same0" "$T/same1" "$T/same2" "$T/same3"
+check "growth: snapshots of two epochs are enough" eval '[ $rc = 4 ] && has "leak-suspect"'
 run growth -c 3 "$F/v1.txt" "$F/v1-later.txt"
 check "growth: -c with snapshot files is a usage error" eval '[ $rc = 2 ] && errhas "snapshot"'
 run growth -c 1 -f "$F/v1.txt"
