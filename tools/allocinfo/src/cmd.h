@@ -266,6 +266,9 @@ struct sel {
 	/* --max-bytes: rows above, and the largest of them */
 	size_t over;
 	struct row worst;
+	/* memory the kept rows and groups take, and its limit (0: none) */
+	size_t kept_bytes, kept_limit;
+	int too_big;		/* kept_bytes went past kept_limit */
 };
 
 void sel_init(struct sel *s, const struct opts *o, size_t k, int copy);

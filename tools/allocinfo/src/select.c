@@ -504,6 +504,38 @@ struct groups {
 	size_t kcap;
 };
 
+/*
+ * What a kept row costs beyond its struct row: a copy of a scan's entry
+ * (its header, its names, its pairs twice) or a group's key (extra).
+ */
+#define ENTRY_COPY_COST 128
+
+static size_t names_bytes(const struct row *r)
+{
+	size_t n = strlen(r->file) + strlen(r->func) + (r->module ? strlen(r->module) : 0);
+
+	for (size_t i = 0; r->e && i < allocinfo_entry_kv_count(r->e); i++) {
+		const char *k, *v;
+
+		allocinfo_entry_kv_get(r->e, i, &k, &v);
+		n += 2 * (strlen(k) + strlen(v)) + 4 * sizeof(char *);
+	}
+	return n;
+}
+
+/*
+ * Count a row the selection keeps.  The memory of what it keeps is held
+ * to twice the input limit (--max-input): a pipe of endless short rows
+ * would otherwise take twenty times the limit in rows kept for --json or
+ * -a, some 1.3 GB at the default.
+ */
+static void kept(struct sel *s, size_t extra)
+{
+	s->kept_bytes += sizeof(struct row) + extra;
+	if (s->kept_limit && s->kept_bytes > s->kept_limit)
+		s->too_big = 1;
+}
+
 static void group_add(struct sel *s, const struct row *r)
 {
 	struct groups *g = s->g;
@@ -524,6 +556,7 @@ static void group_add(struct sel *s, const struct row *r)
 		t->line = 0;
 		t->occ = 0;
 		t->key = xstrdup(g->kbuf);
+		kept(s, len + 1);
 		t->file = o->group == G_FILE || o->group == G_DIR ? t->key : "";
 		t->func = o->group == G_FUNC ? t->key : "";
 		t->module = o->group == G_MODULE ? t->key : "";
@@ -552,6 +585,8 @@ void sel_init(struct sel *s, const struct opts *o, size_t k, int copy)
 	s->o = o;
 	s->k = k;
 	s->copy = copy;
+	/* a scan holds one chunk of the input; what it keeps, at most twice the input limit */
+	s->kept_limit = copy ? 2 * o->max_input : 0;
 	if (o->group)
 		s->g = xcalloc(1, sizeof(*s->g));
 }
@@ -592,8 +627,10 @@ void sel_add(struct sel *s, const struct row *r)
 			s->rows = xrealloc(s->rows, s->cap, sizeof(*s->rows));
 		}
 		s->rows[s->n] = *r;
-		if (s->copy)
+		if (s->copy) {
 			row_keep(&s->rows[s->n]);
+			kept(s, ENTRY_COPY_COST + names_bytes(r));
+		}
 		if (s->k != SIZE_MAX)
 			sift_up(s->rows, s->n, s->o, row_cmp);
 		s->n++;

@@ -8,6 +8,7 @@
  * rows and one chunk of text.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <err.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,6 +52,18 @@ int cmd_show(int npos, char **pos, struct opts *o)
 		row_fill(&r, e);
 		stats_bad(e, o, name, &bad);
 		sel_add(&s, &r);
+		if (s.too_big)
+			break;
+	}
+	if (s.too_big) {
+		char lim[32];
+
+		warnx("%s: input too large: its rows would take more than %s of memory "
+		      "(--max-input raises the limit)", name,
+		      fmt_size(lim, sizeof(lim), 2 * (int64_t)o->max_input, 0));
+		sel_free(&s);
+		rc = EX_RUNTIME;
+		goto out;
 	}
 	if ((rc = scan_close(l, o, o->input, bad))) {
 		sel_free(&s);

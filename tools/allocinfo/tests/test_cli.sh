@@ -83,6 +83,10 @@ case $A in *-asan) lim=unlimited ;; *) lim=2000000 ;; esac
 check "limit: /dev/zero ends with input too large, exit 1" eval '[ $rc = 1 ] && errhas "/dev/zero: input too large: more than 64.0MiB"'
 (ulimit -v $lim; { echo "allocinfo - version: 1.0"; yes "1 1 a.c:1 func:f"; } | timeout 60 "$A" -) >"$T/out" 2>"$T/err"; rc=$?
 check "limit: an endless pipe of rows ends with input too large" eval '[ $rc = 1 ] && errhas "<stdin>: input too large" && ! [ -s "$T/out" ]'
+# rows kept for --json take up to twenty times their text: held to twice the limit
+case $A in *-asan) lim2=unlimited ;; *) lim2=400000 ;; esac
+(ulimit -v $lim2; { echo "allocinfo - version: 1.0"; yes "1 1 a.c:1 func:f"; } | timeout 60 "$A" --json -) >"$T/out" 2>"$T/err"; rc=$?
+check "limit: an endless pipe of rows kept for --json stays within twice the limit" eval '[ $rc = 1 ] && errhas "^allocinfo[-a-z]*: <stdin>: input too large: its rows would take more than 128.0MiB of memory (--max-input raises the limit)$" && ! [ -s "$T/out" ]'
 (ulimit -v $lim; yes | timeout 60 "$A" -) >"$T/out" 2>"$T/err"; rc=$?
 check "limit: yes | allocinfo - ends, exit 1" eval '[ $rc = 1 ] && errhas "<stdin>: " && ! [ -s "$T/out" ]'
 head -c 3000000 /dev/zero | timeout 60 "$A" --max-input 1M - >"$T/out" 2>"$T/err"; rc=$?
@@ -90,6 +94,10 @@ check "limit: --max-input 1M" eval '[ $rc = 1 ] && errhas "<stdin>: input too la
 "$GEN" 20000 3 >"$T/g20k.txt"
 run --max-input 1M "$T/g20k.txt"
 check "limit: a real file over the limit is refused" eval '[ $rc = 1 ] && errhas "input too large"'
+run --max-input 2M --json "$T/g20k.txt"
+check "limit: rows kept for the output count against twice the limit" eval '[ $rc = 1 ] && errhas "g20k.txt: input too large: its rows would take more than 4.0MiB of memory" && ! [ -s "$T/out" ]'
+run --max-input 2M -n 10 "$T/g20k.txt"
+check "limit: a top-10 of the same keeps ten rows" eval '[ $rc = 0 ] && has "^-- 20000 call sites (10 shown)"'
 run --max-input 0 -n 1 "$T/g20k.txt"
 check "limit: --max-input 0 lifts the limit" eval '[ $rc = 0 ] && has "^-- 20000 call sites"'
 run "$T/nonexistent"
