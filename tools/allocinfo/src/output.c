@@ -4,9 +4,10 @@
  *
  * Names come from the kernel as bytes.  Each format escapes what it must:
  * JSON and the metrics formats need valid UTF-8, so a byte that is not
- * becomes the text \xNN; the table and top replace control characters,
- * which a terminal would act on, with '?'.  Columns of names are as wide
- * as their longest entry among the rows shown.
+ * becomes the text \xNN, and so it does in the table and top, which also
+ * replace control characters, which a terminal would act on, with '?'.
+ * Columns of names are as wide as their longest entry among the rows
+ * shown.
  *
  * -o FILE is written under a temporary name in FILE's directory and
  * renamed over FILE once complete, so a reader (node_exporter's textfile
@@ -260,30 +261,72 @@ void put_csv_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* For a terminal: control characters (escape sequences) become '?'. */
-void put_text(FILE *f, const char *s)
-{
-	while (*s) {
-		size_t n = 0;
+/*
+ * For a terminal, names are shown one unit at a time: a printable ASCII
+ * character or a valid UTF-8 sequence as it is; a control character,
+ * C1 controls (U+0080 to U+009F) included, as '?', so that a name cannot
+ * drive the terminal; a byte that is not UTF-8 as the text \xNN, as in
+ * JSON and the metrics labels.  The length of the unit at s, and how it
+ * is shown.
+ */
+enum shown { SHOWN_PLAIN, SHOWN_CONTROL, SHOWN_HEX };
 
-		while ((unsigned char)s[n] >= 0x20 && s[n] != 0x7f)
-			n++;
-		fwrite(s, 1, n, f);
-		s += n;
-		if (*s) {
-			fputc('?', f);
-			s++;
-		}
+static size_t term_unit(const char *s, enum shown *how)
+{
+	unsigned char c = (unsigned char)*s;
+	size_t n;
+
+	*how = SHOWN_PLAIN;
+	if (c < 0x20 || c == 0x7f) {
+		*how = SHOWN_CONTROL;
+		return 1;
 	}
+	if (c < 0x80)
+		return 1;
+	n = utf8_len(s);
+	if (!n) {
+		*how = SHOWN_HEX;
+		return 1;
+	}
+	if (c == 0xc2 && (unsigned char)s[1] < 0xa0)
+		*how = SHOWN_CONTROL;
+	return n;
 }
 
-/* columns a name takes on a terminal: UTF-8 continuation bytes take none */
+void put_text(FILE *f, const char *s)
+{
+	const char *run = s;		/* shown as it is, up to s */
+
+	while (*s) {
+		enum shown how;
+		size_t n = term_unit(s, &how);
+
+		if (how == SHOWN_PLAIN) {
+			s += n;
+			continue;
+		}
+		fwrite(run, 1, (size_t)(s - run), f);
+		if (how == SHOWN_CONTROL)
+			fputc('?', f);
+		else
+			fprintf(f, "\\x%02x", (unsigned char)*s);
+		s += n;
+		run = s;
+	}
+	fwrite(run, 1, (size_t)(s - run), f);
+}
+
+/* columns a name takes on a terminal, as put_text() shows it */
 int text_width(const char *s)
 {
 	int n = 0;
 
-	for (; *s; s++)
-		n += ((unsigned char)*s & 0xc0) != 0x80;
+	while (*s) {
+		enum shown how;
+
+		s += term_unit(s, &how);
+		n += how == SHOWN_HEX ? 4 : 1;
+	}
 	return n;
 }
 

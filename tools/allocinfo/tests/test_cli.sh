@@ -257,6 +257,11 @@ import json, sys
 d = {r["line"]: r for r in json.load(open(sys.argv[1]))["rows"]}
 assert (d[1]["file"], d[1]["module"], d[1]["func"], d[1]["extra"]["k"]) == ("a\\xffb.c", "m\\xc3", "f\\xc0\\xaf", "\\xed\\xa0\\x80v"), d[1]
 assert (d[2]["file"], d[2]["func"]) == ("caf\u00e9.c", "\u20ac\U0001f600"), d[2]' "$T/out"
+# the table escapes them alike (a terminal shows raw bytes as it likes), and
+# C1 controls (U+009B is CSI) become '?' as other control characters do
+printf ' 30 3 c1\302\233x.c:3 func:g\n' | cat "$T/utf.txt" - >"$T/utf-c1.txt"
+run -a "$T/utf-c1.txt"
+check "table: bytes that are not UTF-8 shown as \\xNN, C1 controls as ?" eval '[ $rc = 0 ] && has "a\\\\xffb.c:1 f\\\\xc0\\\\xaf m\\\\xc3   k:\\\\xed\\\\xa0\\\\x80v$" && has "c1?x.c:3 " && has "caf$(printf "\303\251").c:2 " && ! LC_ALL=C grep -q "$(printf "\377")" "$T/out" && ! LC_ALL=C grep -q "$(printf "\302\233")" "$T/out"'
 printf 'allocinfo - version: 1.0\n 10 1 a\\b.c:1 func:f"q\n' >"$T/q.txt"
 run --openmetrics "$T/q.txt"
 check "openmetrics: label escaping" eval 'has "^allocinfo_bytes{file=\"a\\\\\\\\b.c\",line=\"1\",func=\"f\\\\\"q\",module=\"vmlinux\"} 10$"'
