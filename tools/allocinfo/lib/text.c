@@ -719,21 +719,27 @@ struct tail_masks {
 	uint64_t blank, colon, control;
 };
 
-static inline void tail_masks(const char *p, struct tail_masks *m)
+/* the sixteen bytes at p + at into the masks, at bit at */
+static inline void block_masks(const char *p, unsigned at, struct tail_masks *m)
 {
 	const __m128i blank = _mm_set1_epi8(' '), colon = _mm_set1_epi8(':');
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + at));
+	/* bytes up to a blank: controls (the newline among them) and blanks */
+	__m128i low = _mm_cmpeq_epi8(_mm_min_epu8(v, blank), v);
+	__m128i is_blank = _mm_cmpeq_epi8(v, blank);
 
+	m->blank |= (uint64_t)mask16(is_blank) << at;
+	m->colon |= (uint64_t)mask16(_mm_cmpeq_epi8(v, colon)) << at;
+	m->control |= (uint64_t)mask16(_mm_andnot_si128(is_blank, low)) << at;
+}
+
+static inline void tail_masks(const char *p, struct tail_masks *m)
+{
 	m->blank = m->colon = m->control = 0;
-	for (unsigned i = 0; i < FAST_TAIL; i += 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
-		/* bytes up to a blank: controls (the newline among them) and blanks */
-		__m128i low = _mm_cmpeq_epi8(_mm_min_epu8(v, blank), v);
-		__m128i is_blank = _mm_cmpeq_epi8(v, blank);
-
-		m->blank |= (uint64_t)mask16(is_blank) << i;
-		m->colon |= (uint64_t)mask16(_mm_cmpeq_epi8(v, colon)) << i;
-		m->control |= (uint64_t)mask16(_mm_andnot_si128(is_blank, low)) << i;
-	}
+	block_masks(p, 0, m);
+	block_masks(p, 16, m);
+	block_masks(p, 32, m);
+	block_masks(p, 48, m);
 }
 
 /* bits from..to-1 (to at most 63) */
