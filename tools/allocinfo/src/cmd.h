@@ -179,6 +179,8 @@ void *xcalloc(size_t n, size_t m);
 void *xrealloc(void *p, size_t n, size_t m);
 char *xstrdup(const char *s);
 const char *modname(const char *m);
+char *fmt_int(char *buf, size_t len, int64_t v, const char *suffix);
+char *fmt_uint(char *buf, size_t len, uint64_t v);
 char *fmt_size(char *buf, size_t len, int64_t v, int raw);
 char *fmt_delta(char *buf, size_t len, int64_t v, int raw);
 char *fmt_rate(char *buf, size_t len, double v, int raw);

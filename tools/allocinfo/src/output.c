@@ -330,33 +330,50 @@ int text_width(const char *s)
 	return n;
 }
 
+/* n blanks (none if n <= 0), as "%*s" pads */
+static void put_blanks(FILE *f, int n)
+{
+	static const char blanks[] = "                                ";
+
+	for (; n > 0; n -= (int)sizeof(blanks) - 1)
+		fwrite(blanks, 1, n < (int)sizeof(blanks) - 1 ? (size_t)n : sizeof(blanks) - 1, f);
+}
+
+/* s right-aligned in width columns, as "%*s" prints it */
+static void put_right(FILE *f, const char *s, int width)
+{
+	put_blanks(f, width - (int)strlen(s));
+	fputs(s, f);
+}
+
 void put_padded(FILE *f, const char *s, int width, int left)
 {
 	int pad = width - text_width(s);
 
-	if (!left && pad > 0)
-		fprintf(f, "%*s", pad, "");
+	if (!left)
+		put_blanks(f, pad);
 	put_text(f, s);
-	if (left && pad > 0)
-		fprintf(f, "%*s", pad, "");
+	if (left)
+		put_blanks(f, pad);
 }
 
 int loc_width(const char *file, unsigned long line)
 {
 	char b[24];
 
-	return text_width(file) + snprintf(b, sizeof(b), ":%lu", line);
+	return text_width(file) + 1 + (int)strlen(fmt_uint(b, sizeof(b), line));
 }
 
 /* "file:line" padded to width */
 void put_loc(FILE *f, const char *file, unsigned long line, int width)
 {
 	int pad = width - loc_width(file, line);
+	char b[24];
 
 	put_text(f, file);
-	fprintf(f, ":%lu", line);
-	if (pad > 0)
-		fprintf(f, "%*s", pad, "");
+	fputc(':', f);
+	fputs(fmt_uint(b, sizeof(b), line), f);
+	put_blanks(f, pad);
 }
 
 /*
@@ -405,8 +422,11 @@ void numcols_add(struct numcols *c, char cell[][NUMCELL])
 
 void numcols_put(FILE *f, const struct numcols *c, char cell[][NUMCELL])
 {
-	for (int i = 0; i < c->n; i++)
-		fprintf(f, "%s%*s", i ? " " : "", c->w[i], cell[i]);
+	for (int i = 0; i < c->n; i++) {
+		if (i)
+			fputc(' ', f);
+		put_right(f, cell[i], c->w[i]);
+	}
 }
 
 const char *group_name(const struct opts *o)
@@ -602,8 +622,7 @@ static void out_table(FILE *f, const struct row *rows, const struct srcinfo *si,
 		const struct row *r = &rows[i];
 
 		wb = widen(fmt_size(b, sizeof(b), r->bytes, o->raw), wb);
-		snprintf(c, sizeof(c), "%" PRIu64, r->calls);
-		wc = widen(c, wc);
+		wc = widen(fmt_uint(c, sizeof(c), r->calls), wc);
 		wa = widen(fmt_size(a, sizeof(a), r->calls ? avg_bytes(r->bytes, r->calls) : 0,
 				    o->raw), wa);
 		if (o->group)
@@ -625,13 +644,17 @@ static void out_table(FILE *f, const struct row *rows, const struct srcinfo *si,
 	for (size_t i = 0; i < shown; i++) {
 		const struct row *r = &rows[i];
 
-		snprintf(c, sizeof(c), "%" PRIu64, r->calls);
+		fmt_uint(c, sizeof(c), r->calls);
 		fmt_size(b, sizeof(b), r->bytes, o->raw);
 		if (r->calls)
 			fmt_size(a, sizeof(a), avg_bytes(r->bytes, r->calls), o->raw);
 		else
 			strcpy(a, "-");
-		fprintf(f, "%*s %*s %*s", wb, b, wc, c, wa, a);
+		put_right(f, b, wb);
+		fputc(' ', f);
+		put_right(f, c, wc);
+		fputc(' ', f);
+		put_right(f, a, wa);
 		stats_cols(f, &sw, &r->st, o->raw);
 		if (o->group) {
 			fprintf(f, " %6zu  ", r->sites);

@@ -76,24 +76,87 @@ void usage_error(const char *fmt, ...)
 	exit(EX_USAGE_);
 }
 
-/* 1.5KiB, -3.0MiB; raw: the number of bytes */
+/* the decimal digits of v, written backwards from end: the first digit */
+static char *digits_before(char *end, uint64_t v)
+{
+	do
+		*--end = (char)('0' + v % 10);
+	while ((v /= 10));
+	return end;
+}
+
+/* v in decimal, then suffix, as "%" PRId64 "%s" prints them */
+char *fmt_int(char *buf, size_t len, int64_t v, const char *suffix)
+{
+	char digits[24], *end = digits + sizeof(digits);
+	char *d = digits_before(end, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
+	size_t n = (size_t)(end - d), sl = strlen(suffix), at = v < 0;
+
+	if (len < at + n + sl + 1) {
+		snprintf(buf, len, "%" PRId64 "%s", v, suffix);
+		return buf;
+	}
+	if (v < 0)
+		buf[0] = '-';
+	memcpy(buf + at, d, n);
+	memcpy(buf + at + n, suffix, sl + 1);
+	return buf;
+}
+
+/* v in decimal, as "%" PRIu64 prints it */
+char *fmt_uint(char *buf, size_t len, uint64_t v)
+{
+	char digits[24], *end = digits + sizeof(digits), *d = digits_before(end, v);
+
+	if (len < (size_t)(end - d) + 1) {
+		snprintf(buf, len, "%" PRIu64, v);
+		return buf;
+	}
+	memcpy(buf, d, (size_t)(end - d));
+	buf[end - d] = '\0';
+	return buf;
+}
+
+/*
+ * 1.5KiB, -3.0MiB; raw: the number of bytes.  Printed without printf
+ * (a table of ten rows formats forty sizes): the tenths are those of
+ * "%.1f" of (double)|v| / 1024^k, exactly, to nearest and ties to even,
+ * as glibc rounds.
+ */
 char *fmt_size(char *buf, size_t len, int64_t v, int raw)
 {
 	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
 	uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-	double d;
-	int u = -1;
+	uint64_t m, low, tenths, rem, mask;
+	char digits[24], *end = digits + sizeof(digits), *d, *o = buf;
+	unsigned shift;
+	int u = 0;
 
-	if (raw || a < 1024) {
-		snprintf(buf, len, raw ? "%" PRId64 : "%" PRId64 "B", v);
+	if (raw || a < 1024)
+		return fmt_int(buf, len, v, raw ? "" : "B");
+	m = (uint64_t)(double)a;	/* what "%.1f" of a double sees */
+	while (u < 5 && m >> (10 * (u + 1)) >= 1024)
+		u++;
+	shift = 10 * (unsigned)(u + 1);
+	mask = (1ULL << shift) - 1;
+	low = (m & mask) * 10;		/* below 2^64: shift is at most 60 */
+	tenths = (m >> shift) * 10 + (low >> shift);
+	rem = low & mask;
+	if (rem > mask / 2 + 1 || (rem == mask / 2 + 1 && (tenths & 1)))
+		tenths++;
+	d = digits_before(end, tenths / 10);
+	if (len < 2 + (size_t)(end - d) + 2 + 4) {
+		snprintf(buf, len, "%s%" PRIu64 ".%d%s", v < 0 ? "-" : "", tenths / 10,
+			 (int)(tenths % 10), unit[u]);
 		return buf;
 	}
-	d = (double)a;
-	while (d >= 1024 && u < 5) {
-		d /= 1024;
-		u++;
-	}
-	snprintf(buf, len, "%s%.1f%s", v < 0 ? "-" : "", d, unit[u]);
+	if (v < 0)
+		*o++ = '-';
+	memcpy(o, d, (size_t)(end - d));
+	o += end - d;
+	*o++ = '.';
+	*o++ = (char)('0' + tenths % 10);
+	memcpy(o, unit[u], 4);
 	return buf;
 }
 
