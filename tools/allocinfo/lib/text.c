@@ -645,10 +645,22 @@ static inline __m128i digit_values(__m128i v, unsigned *digits)
 	return _mm_and_si128(d, is);
 }
 
-/* m holds bits first..last (of a field of width bits, from bit 0) exactly */
-static inline int ends_field(unsigned m, unsigned width)
+/*
+ * A right-aligned number in a field of width columns (bit i: column i):
+ * digits to the last column, and below them blanks, or blanks and a sign
+ * right before the digits (sign: where minus signs are, or 0).  Returns 1
+ * for a number without a sign, 2 for a negative one, 0 for any other
+ * layout.
+ */
+static inline unsigned number_field(unsigned digits, unsigned blanks, unsigned sign,
+				    unsigned width)
 {
-	return m && m + (m & -m) == 1u << width;
+	unsigned first = digits & -digits, below = first - 1;
+
+	sign &= first >> 1;
+	if (digits + first != 1u << width || ((blanks | sign) & below) != below)
+		return 0;
+	return sign ? 2 : 1;
 }
 
 /*
@@ -683,7 +695,7 @@ static int fast_row_numbers(const char *p, struct ai_row *r)
 	__m128i size_text = _mm_loadu_si128((const __m128i *)(const void *)p);
 	__m128i calls_text = _mm_loadl_epi64((const __m128i *)(const void *)(p + 13));
 	__m128i size, calls;
-	unsigned size_digits, calls_digits, size_blanks, calls_blanks, minus, lead, sign;
+	unsigned size_digits, calls_digits, size_blanks, calls_blanks, minus, sign;
 	uint32_t n[3];
 	uint64_t v;
 
@@ -691,25 +703,18 @@ static int fast_row_numbers(const char *p, struct ai_row *r)
 		return 0;
 	size = digit_values(size_text, &size_digits);
 	calls = digit_values(calls_text, &calls_digits);
-	size_digits &= 0xfff;
-	calls_digits &= 0xff;
-	size_blanks = mask16(_mm_cmpeq_epi8(size_text, _mm_set1_epi8(' '))) & 0xfff;
-	calls_blanks = mask16(_mm_cmpeq_epi8(calls_text, _mm_set1_epi8(' '))) & 0xff;
-	minus = mask16(_mm_cmpeq_epi8(size_text, _mm_set1_epi8('-'))) & 0xfff;
-	/* the size: blanks, a minus or not, then digits to column 11 */
-	lead = ~size_blanks & 0xfff;
-	sign = lead & ~size_digits;
-	if ((size_blanks | size_digits | minus) != 0xfff || !ends_field(size_digits, 12) ||
-	    !ends_field(lead, 12) || (sign && sign != (lead & -lead)))
-		return 0;
-	/* the calls: blanks, then digits to column 20 */
-	if ((calls_blanks | calls_digits) != 0xff || !ends_field(calls_digits, 8))
+	size_blanks = mask16(_mm_cmpeq_epi8(size_text, _mm_set1_epi8(' ')));
+	calls_blanks = mask16(_mm_cmpeq_epi8(calls_text, _mm_set1_epi8(' ')));
+	minus = mask16(_mm_cmpeq_epi8(size_text, _mm_set1_epi8('-')));
+	/* the size in columns 0-11, the calls (no sign) in 13-20 */
+	sign = number_field(size_digits & 0xfff, size_blanks, minus, 12);
+	if (!sign || !number_field(calls_digits & 0xff, calls_blanks, 0, 8))
 		return 0;
 	/* columns 0-11 as the last twelve of sixteen digits */
 	size = _mm_slli_si128(_mm_and_si128(size, _mm_setr_epi32(-1, -1, -1, 0)), 4);
 	digits_to_numbers(size, calls, n);
 	v = (uint64_t)n[0] * 100000000 + n[1];
-	r->bytes = sign ? -(int64_t)v : (int64_t)v;
+	r->bytes = sign == 2 ? -(int64_t)v : (int64_t)v;
 	r->calls = n[2];
 	return 1;
 }

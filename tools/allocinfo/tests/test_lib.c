@@ -285,6 +285,8 @@ static void kernel_layout_rows(void **state)
 		"        1234        2 dir/x.c:12 func:a_function_name_of_forty_seven_characters_abcde",
 		"        1234        2 dir/x.c:12 func:a_function_name_of_forty_eight_characters_abcdef",
 		"       -1234        2 a.c:12 func:neg",
+		"-12345678901        2 a.c:12 func:neg_first_column",
+		"         1-2        2 a.c:12 func:minus_inside",
 		"  -       12        2 a.c:12 func:minus_apart",
 	};
 	const char *pad = "           1        1 pad.c:1 func:padding_row_so_the_row_before_reads_fast\n";
@@ -305,7 +307,7 @@ static void kernel_layout_rows(void **state)
 	a = parse(fast);
 	b = parse(slow);
 	assert_int_equal(allocinfo_list_count(a), allocinfo_list_count(b));
-	assert_int_equal(allocinfo_list_count(a), 2 * n - 12);	/* 12 malformed */
+	assert_int_equal(allocinfo_list_count(a), 2 * n - 13);	/* 13 malformed */
 	assert_int_equal(strlen(rows[22]), 22 + 63);
 	for (x = allocinfo_list_first(a), y = allocinfo_list_first(b); x && y;
 	     x = allocinfo_entry_next(x), y = allocinfo_entry_next(y)) {
@@ -339,6 +341,7 @@ static void kernel_layout_rows(void **state)
 	}
 	assert_int_equal(allocinfo_entry_line(nth(a, 4)), 99999999);
 	assert_int_equal(allocinfo_entry_line(nth(a, 8)), 123456789);
+	assert_true(allocinfo_entry_bytes(nth(a, 39)) == -12345678901LL);	/* row 25 */
 	allocinfo_list_free(a);
 	allocinfo_list_free(b);
 	free(fast);
