@@ -586,7 +586,7 @@ void sel_init(struct sel *s, const struct opts *o, size_t k, int copy)
 	s->k = k;
 	s->copy = copy;
 	/* a scan holds one chunk of the input; what it keeps, at most twice the input limit */
-	s->kept_limit = copy ? 2 * o->max_input : 0;
+	s->kept_limit = !copy ? 0 : o->max_input > SIZE_MAX / 2 ? SIZE_MAX : 2 * o->max_input;
 	if (o->group)
 		s->g = xcalloc(1, sizeof(*s->g));
 }

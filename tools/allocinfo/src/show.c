@@ -9,6 +9,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <err.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,7 +61,8 @@ int cmd_show(int npos, char **pos, struct opts *o)
 
 		warnx("%s: input too large: its rows would take more than %s of memory "
 		      "(--max-input raises the limit)", name,
-		      fmt_size(lim, sizeof(lim), 2 * (int64_t)o->max_input, 0));
+		      fmt_size(lim, sizeof(lim), s.kept_limit > INT64_MAX ? INT64_MAX :
+			       (int64_t)s.kept_limit, 0));
 		sel_free(&s);
 		rc = EX_RUNTIME;
 		goto out;
