@@ -85,6 +85,13 @@ load_test_module() {
 	return 1
 }
 
+# page_ref_indices_used: the tag indices page references use now
+# (vm.mem_profiling_page_refs), empty where references are not indices.
+page_ref_indices_used() {
+	sed -n 's/^flags form=index .* used=\([0-9]*\) .*/\1/p' \
+		/proc/sys/vm/mem_profiling_page_refs 2>/dev/null
+}
+
 # wait_rows_gone MODULE: wait (up to 20 s) until /proc/allocinfo lists no
 # row of MODULE: the tags of an unloaded module that left objects behind
 # are released a few seconds after the last of those is freed.

@@ -6,7 +6,9 @@
 # cycle loads and unloads, one unload warning per cycle with leftovers,
 # rows of an unloaded module only while it has leftovers, all marked
 # unloaded:yes, and released after the last free; every read well
-# formed, and the kernel log clean (the harness).  allocprof.churn=N sets the cycles
+# formed, and the kernel log clean (the harness).  Where page references
+# are tag indices, a loaded module takes indices and every one comes back
+# once its call sites are released.  allocprof.churn=N sets the cycles
 # (default 30).
 
 if [ ! -r /proc/allocinfo ] || [ ! -f "$MODDIR/allocprof_test.ko" ] ||
@@ -33,11 +35,13 @@ rm -f /tmp/ml_stop
 ) &
 ml_rd=$!
 
+ml_idx0=$(page_ref_indices_used)
 insmod "$MODDIR/allocprof_keeper.ko"
-ml_bad="" ml_left=0 i=0
+ml_bad="" ml_left=0 i=0 ml_idx_loaded=""
 while [ $i -lt "$ml_n" ]; do
 	i=$((i + 1))
 	insmod "$MODDIR/allocprof_test.ko" || { ml_bad="$ml_bad insmod($i)"; break; }
+	[ -n "$ml_idx_loaded" ] || ml_idx_loaded=$(page_ref_indices_used)
 	if [ $((i % 2)) = 1 ]; then
 		echo stash >/proc/allocprof_test || ml_bad="$ml_bad stash($i)"
 		ml_left=$((ml_left + 1))
@@ -61,3 +65,10 @@ t_eq "every read during the cycles well formed" 0 "$(grep -c bad /tmp/ml_reads)"
 wait_rows_gone allocprof_test
 t_eq "no allocprof_test rows left once everything is freed" 0 \
 	"$(grep -c '\[allocprof_test\]' /proc/allocinfo)"
+if [ -n "$ml_idx0" ]; then
+	wait_rows_gone allocprof_keeper
+	t_check "loaded modules take tag indices ($ml_idx0, then $ml_idx_loaded)" \
+		[ "${ml_idx_loaded:-0}" -gt "$ml_idx0" ]
+	t_eq "every tag index comes back after $ml_n cycles" "$ml_idx0" \
+		"$(page_ref_indices_used)"
+fi

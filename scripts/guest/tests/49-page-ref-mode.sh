@@ -8,11 +8,16 @@
 # mem_profiling_page_ref=page_ext forces page_ext; the last valid value
 # wins, and a bad value is reported and keeps the one before it.
 
+refs=/proc/sys/vm/mem_profiling_page_refs
 if [ ! -e /proc/allocinfo ]; then
 	t_eq "no page reference line without profiling" 0 \
 		"$(dmesg | grep -c 'pgalloc_tag: page references')"
+	[ -e $refs ] && t_eq "vm.mem_profiling_page_refs without profiling" \
+		"none reason=never" "$(cat $refs)"
 	return 0
 fi
+t_check "vm.mem_profiling_page_refs is read-only" \
+	sh -c "! echo x >$refs 2>/dev/null"
 
 flags_line=$(dmesg | sed -n 's/.*pgalloc_tag: page references packed in page flags: \([0-9]*\) of \([0-9]*\) spare bits, 0 bytes per page\(; tag indices: \([0-9]*\) of \([0-9]*\) for vmlinux, \([0-9]*\) bytes of index table\)\{0,1\}$/\1 \2 \4 \5 \6/p')
 vmlinux_sites=$(dmesg | sed -n 's/.*alloc_tag: \([0-9]*\) call sites in vmlinux, .*/\1/p')
@@ -33,6 +38,8 @@ done
 if [ "$mode" = page_ext ]; then
 	t_check "mem_profiling_page_ref=page_ext obeyed" \
 		sh -c "echo '$ext_line' | grep -q 'as mem_profiling_page_ref=page_ext asks, 8 bytes per page'"
+	t_eq "vm.mem_profiling_page_refs says page_ext was asked for" \
+		"page_ext reason=asked bytes_per_page=8" "$(cat $refs)"
 	t_check "page_ext allocated for page references (${pext_bytes:-none})" \
 		[ "${pext_bytes:-0}" -gt 0 ]
 elif [ -n "$flags_line" ]; then
@@ -41,6 +48,8 @@ elif [ -n "$flags_line" ]; then
 	if [ $# = 2 ]; then
 		t_eq "tag addresses packed only on x86_64" x86_64 "$(uname -m)"
 		t_check "28 of $2 spare bits used" sh -c "[ '$1' = 28 ] && [ '$2' -ge 28 ]"
+		t_eq "vm.mem_profiling_page_refs says so" \
+			"flags form=address bits=28 spare=$2" "$(cat $refs)"
 	else
 		t_check "tag indices of $1 bits, of $2 spare" \
 			sh -c "[ '$1' -ge 10 ] && [ '$1' -le 14 ] && [ '$1' -le '$2' ]"
@@ -51,6 +60,12 @@ elif [ -n "$flags_line" ]; then
 		t_check "vmlinux leaves a quarter of the indices ($3 of $4)" \
 			[ $(($3 + 2)) -le $(($4 / 4 * 3)) ]
 		t_eq "a pointer per index in the table" $(($4 * 8)) "$5"
+		used=$(page_ref_indices_used)
+		t_eq "vm.mem_profiling_page_refs says so" \
+			"flags form=index bits=$1 spare=$2 indices=$4 used=$used vmlinux=$3 table_bytes=$5" \
+			"$(cat $refs)"
+		t_check "indices used: vmlinux's and the modules' ($used)" \
+			[ "${used:-0}" -ge "$3" ]
 	fi
 else
 	spare=$(echo "$ext_line" | sed -n 's/.*page flags have \([0-9]*\) spare bits, 10 needed$/\1/p')
@@ -59,9 +74,15 @@ else
 		set -- $crowd
 		t_check "page_ext used for want of indices ($1 call sites, $2 indices)" \
 			[ $(($1 + 2)) -gt $(($2 / 4 * 3)) ]
+		t_eq "vm.mem_profiling_page_refs says so" \
+			"page_ext reason=call_sites bytes_per_page=8 vmlinux=$1 indices=$2" \
+			"$(cat $refs)"
 	else
 		t_check "page_ext used only for lack of room (${spare:-?} spare bits)" \
 			sh -c "[ -n '$spare' ] && [ '$spare' -lt 10 ]"
+		t_eq "vm.mem_profiling_page_refs says so" \
+			"page_ext reason=spare_bits bytes_per_page=8 spare=$spare needed=10" \
+			"$(cat $refs)"
 	fi
 	t_check "page_ext allocated for page references (${pext_bytes:-none})" \
 		[ "${pext_bytes:-0}" -gt 0 ]
