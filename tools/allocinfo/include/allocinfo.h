@@ -36,7 +36,7 @@ enum allocinfo_error {
 	ALLOCINFO_EIO,		/* other system error; see allocinfo_list_errno() */
 	ALLOCINFO_ENOHEADER,	/* no "allocinfo - version: X.Y" header */
 	ALLOCINFO_EVERSION,	/* unsupported major format version */
-	ALLOCINFO_ETOOBIG,	/* input larger than the list's limit */
+	ALLOCINFO_ETOOBIG,	/* input (or its entries) larger than the list's limit */
 	ALLOCINFO_ENOIOCTL,	/* ALLOCINFO_BACKEND_IOCTL: the source has no query ioctls */
 	ALLOCINFO_NERRORS
 };
@@ -93,6 +93,7 @@ int allocinfo_list_read_buffer(struct allocinfo_list *list, const char *buf,
 			       size_t len);
 size_t allocinfo_list_prune(struct allocinfo_list *list);
 int allocinfo_list_set_max_input(struct allocinfo_list *list, size_t max);
+int allocinfo_list_set_max_memory(struct allocinfo_list *list, size_t max);
 int allocinfo_list_set_backend(struct allocinfo_list *list, int backend);
 int allocinfo_list_backend(const struct allocinfo_list *list);
 int allocinfo_list_geterror(const struct allocinfo_list *list);

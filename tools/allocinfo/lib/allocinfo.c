@@ -103,6 +103,7 @@ struct allocinfo_list {
 	size_t rcap, rlen;
 	int raw_valid;
 	size_t max_input;		/* 0: no limit */
+	size_t mem, max_mem;		/* what the entries take, its limit (0: none) */
 	const struct allocinfo_query *query;
 	int backend;			/* enum allocinfo_backend: asked */
 	int used;			/* and used by the last read or scan */
@@ -334,6 +335,14 @@ int allocinfo_list_set_max_input(struct allocinfo_list *l, size_t max)
 	return ALLOCINFO_OK;
 }
 
+int allocinfo_list_set_max_memory(struct allocinfo_list *l, size_t max)
+{
+	if (!l)
+		return ALLOCINFO_EINVAL;
+	l->max_mem = max;
+	return ALLOCINFO_OK;
+}
+
 int allocinfo_list_set_backend(struct allocinfo_list *l, int backend)
 {
 	if (!l || backend < ALLOCINFO_BACKEND_AUTO || backend > ALLOCINFO_BACKEND_IOCTL)
@@ -466,19 +475,35 @@ static int too_long(const struct ai_row *r)
 	       r->mlen > UINT32_MAX - 1;
 }
 
+/*
+ * Count @n more bytes of entries against the list's memory limit; 1 if
+ * that would go past it (the read then fails with ALLOCINFO_ETOOBIG).
+ */
+static int mem_over(struct allocinfo_list *l, size_t n)
+{
+	if (!l)
+		return 0;
+	if (l->max_mem && (n > l->max_mem || l->mem > l->max_mem - n))
+		return 1;
+	l->mem += n;
+	return 0;
+}
+
 static struct allocinfo_entry *entry_new(struct allocinfo_list *l, uint64_t h,
 					 const struct ai_row *r, unsigned occ)
 {
 	struct allocinfo_entry *e;
 
-	if (too_long(r))
+	if (mem_over(l, sizeof(*e) + names_size(r))) {
+		ai_set_error(l, ALLOCINFO_ETOOBIG, ENOMEM);
 		return NULL;
+	}
 	/* up to two entries a bucket: chains stay short, the table half the size */
-	if (l->count >= 2 * l->nbuckets && grow_table(l, l->nbuckets * 2))
+	if (too_long(r) || (l->count >= 2 * l->nbuckets && grow_table(l, l->nbuckets * 2)) ||
+	    !(e = malloc(sizeof(*e) + names_size(r)))) {
+		ai_set_error(l, ALLOCINFO_ENOMEM, ENOMEM);
 		return NULL;
-	e = malloc(sizeof(*e) + names_size(r));
-	if (!e)
-		return NULL;
+	}
 	memset(e, 0, sizeof(*e));
 	names_copy(e, r);
 	e->hash = h;
@@ -499,8 +524,13 @@ static int isws(char c)
 	return c == ' ' || c == '\t';
 }
 
-/* Store the " key:value" tail of a row if it changed since the last read. */
-static int entry_set_kv(struct allocinfo_entry *e, const char *kv, size_t len)
+/*
+ * Store the " key:value" tail of a row if it changed since the last read.
+ * Returns 0, or -1 out of memory or past the memory limit of @l (its error
+ * set; @l NULL: an entry of no list, nothing counted).
+ */
+static int entry_set_kv(struct allocinfo_list *l, struct allocinfo_entry *e,
+			const char *kv, size_t len)
 {
 	struct kvdata *d = e->kv;
 	size_t n = 0, need;
@@ -522,10 +552,12 @@ static int entry_set_kv(struct allocinfo_entry *e, const char *kv, size_t len)
 	}
 	need = 2 * n * sizeof(char *) + len + len + 1;
 	if (!d || need > d->size) {
-		struct kvdata *nd = realloc(d, sizeof(*d) + need);
+		struct kvdata *nd;
 
-		if (!nd)
-			return -1;
+		if (mem_over(l, sizeof(*d) + need - (d ? sizeof(*d) + d->size : 0)))
+			return l ? ai_set_error(l, ALLOCINFO_ETOOBIG, ENOMEM), -1 : -1;
+		if (!(nd = realloc(d, sizeof(*d) + need)))
+			return l ? ai_set_error(l, ALLOCINFO_ENOMEM, ENOMEM), -1 : -1;
 		d = e->kv = nd;
 		d->size = need;
 	}
@@ -653,11 +685,11 @@ static int store_rows(struct allocinfo_list *l, struct ai_text *t)
 			while ((en = lookup(l, h, &r, occ)) && en->gen == gen)
 				occ++;
 			if (!en && !(en = entry_new(l, h, &r, occ)))
-				return ai_set_error(l, ALLOCINFO_ENOMEM, ENOMEM);
+				return l->error;
 		}
 		cursor = en->next;
-		if (entry_set_kv(en, r.kv, r.kvlen))
-			return ai_set_error(l, ALLOCINFO_ENOMEM, ENOMEM);
+		if (entry_set_kv(l, en, r.kv, r.kvlen))
+			return l->error;
 		en->bytes = r.bytes;
 		en->calls = r.calls;
 		en->gen = gen;
@@ -822,7 +854,7 @@ const struct allocinfo_entry *allocinfo_list_scan_next(struct allocinfo_list *l)
 		e->ext = 0;
 		names_copy(e, &r);
 	}
-	if ((r.kvlen || e->kv) && entry_set_kv(e, r.kv, r.kvlen)) {
+	if ((r.kvlen || e->kv) && entry_set_kv(NULL, e, r.kv, r.kvlen)) {
 		scan_end(l);
 		ai_set_error(l, ALLOCINFO_ENOMEM, ENOMEM);
 		return NULL;
@@ -862,7 +894,7 @@ struct allocinfo_entry *allocinfo_entry_dup(const struct allocinfo_entry *e)
 	d->hnext = d->next = NULL;
 	d->kv = NULL;
 	d->detached = 1;
-	if (e->kv && entry_set_kv(d, e->kv->raw, e->kv->raw_len)) {
+	if (e->kv && entry_set_kv(NULL, d, e->kv->raw, e->kv->raw_len)) {
 		free(d);
 		return NULL;
 	}
@@ -894,6 +926,8 @@ size_t allocinfo_list_prune(struct allocinfo_list *l)
 			;
 		*pp = e->hnext;
 		*link = n;
+		l->mem -= sizeof(*e) + e->flen + 1 + e->fnlen + 1 +
+			  (e->has_module ? e->mlen + 1 : 0) + (e->kv ? sizeof(*e->kv) + e->kv->size : 0);
 		entry_free(e);
 		l->count--;
 		pruned++;

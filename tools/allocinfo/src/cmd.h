@@ -208,6 +208,7 @@ int scan_close(struct allocinfo_list *l, const struct opts *o,
 	       const char *path, size_t bad_stats);
 int source_error(const struct allocinfo_list *l, const struct opts *o,
 		 const char *path, int rc);
+int too_big(const struct opts *o, const char *path);
 int stats_bad(const struct allocinfo_entry *e, const struct opts *o,
 	      const char *name, size_t *nbad);
 
@@ -273,7 +274,9 @@ struct sel {
 	int too_big;		/* kept_bytes went past kept_limit */
 };
 
+size_t mem_limit(const struct opts *o);
 void sel_init(struct sel *s, const struct opts *o, size_t k, int copy);
+int sel_charge(struct sel *s, size_t n);
 void sel_add(struct sel *s, const struct row *r);
 void sel_add_change(struct sel *s, const struct row *r);
 int sel_skip(struct sel *s, const struct allocinfo_entry *e);

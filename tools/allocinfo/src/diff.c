@@ -6,6 +6,8 @@
  * (the caller-owned pointer); the second read updates the same entries in
  * place, so old and new meet without any matching here.  Entries the
  * second read lacks are vanished: gone; entries without a record are new.
+ * The records and the rows count against the selection's memory limit,
+ * as the entries do against the list's (twice --max-input each).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <err.h>
@@ -242,12 +244,19 @@ int cmd_diff(int npos, char **pos, struct opts *o)
 	if (a && b && !strcmp(a, "-") && !strcmp(b, "-"))
 		usage_error("only one input can be standard input");
 	allocinfo_list_set_query(l, q);
+	sel_init(&s, o, SIZE_MAX, 0);
 	if ((rc = load(l, o, a, 1)))
 		goto out;
 	if (allocinfo_list_header(l, "boot_id"))
 		boot_a = xstrdup(allocinfo_list_header(l, "boot_id"));
 	for (e = allocinfo_list_first(l); e; e = allocinfo_entry_next(e)) {
-		struct old *old = xmalloc(sizeof(*old));
+		struct old *old;
+
+		if (sel_charge(&s, sizeof(*old))) {
+			rc = too_big(o, a);
+			goto out;
+		}
+		old = xmalloc(sizeof(*old));
 
 		old->bytes = allocinfo_entry_bytes(e);
 		old->calls = allocinfo_entry_calls(e);
@@ -265,8 +274,7 @@ int cmd_diff(int npos, char **pos, struct opts *o)
 		      "call sites and counters are not comparable", src_name(o, a),
 		      src_name(o, b), boot_a, boot_b);
 	/* every site with its old and new counters */
-	sel_init(&s, o, SIZE_MAX, 0);
-	for (e = allocinfo_list_first(l); e; e = allocinfo_entry_next(e)) {
+	for (e = allocinfo_list_first(l); e && !s.too_big; e = allocinfo_entry_next(e)) {
 		struct old *old = allocinfo_entry_get_ptr(e);
 		struct row r;
 
@@ -286,6 +294,10 @@ int cmd_diff(int npos, char **pos, struct opts *o)
 		else if (old)
 			r.st.valid = 0;
 		sel_add(&s, &r);
+	}
+	if (s.too_big) {
+		rc = too_big(o, b);
+		goto out;
 	}
 	sel_finish(&s);
 	/* the changed rows (sites, or groups with -g) that pass the filters */
@@ -328,8 +340,8 @@ int cmd_diff(int npos, char **pos, struct opts *o)
 	rc = out_close(&of, 1);
 	if (!rc && fail_above(s.rows, n, tdelta, o))
 		rc = EX_FINDING;
-	sel_free(&s);
 out:
+	sel_free(&s);
 	for (e = allocinfo_list_first(l); e; e = allocinfo_entry_next(e))
 		free(allocinfo_entry_get_ptr(e));
 	free(boot_a);

@@ -8,7 +8,9 @@
  * bytes are summed by group into a series per group name instead.  A
  * least-squares line through a series gives the slope, and the pattern of
  * rises and falls the verdict.  Finding a leak suspect is a finding:
- * exit status 4, for cron jobs and CI.
+ * exit status 4, for cron jobs and CI.  The series and the rows count
+ * against a selection's memory limit, as the entries do against the
+ * list's (twice --max-input each).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <err.h>
@@ -108,9 +110,18 @@ static void series_free(struct series *s)
 	}
 }
 
-/* Add sample i of the list to the series: per entry, or summed by group. */
-static void sample(struct allocinfo_list *l, long i, double t, long count,
-		   struct gseries *gs, const struct opts *o)
+/* what a series of count samples takes */
+static size_t series_cost(long count)
+{
+	return sizeof(struct series) + 2 * (size_t)count * sizeof(double);
+}
+
+/*
+ * Add sample i of the list to the series: per entry, or summed by group.
+ * Returns 1 if a new series would go past the memory limit of @mem.
+ */
+static int sample(struct allocinfo_list *l, long i, double t, long count,
+		  struct gseries *gs, struct sel *mem, const struct opts *o)
 {
 	for (struct allocinfo_entry *e = allocinfo_list_first(l); e;
 	     e = allocinfo_entry_next(e)) {
@@ -122,6 +133,8 @@ static void sample(struct allocinfo_list *l, long i, double t, long count,
 			continue;
 		if (!o->group) {
 			if (!(s = allocinfo_entry_get_ptr(e))) {
+				if (sel_charge(mem, series_cost(count)))
+					return 1;
 				s = series_new(count);
 				allocinfo_entry_set_ptr(e, s);
 			}
@@ -136,8 +149,11 @@ static void sample(struct allocinfo_list *l, long i, double t, long count,
 			memset(gs->s + gs->cap, 0, (g + 64 - gs->cap) * sizeof(*gs->s));
 			gs->cap = g + 64;
 		}
-		if (!(s = gs->s[g]))
+		if (!(s = gs->s[g])) {
+			if (sel_charge(mem, series_cost(count) + strlen(gs->map.keys[g]) + 1))
+				return 1;
 			s = gs->s[g] = series_new(count);
+		}
 		if (s->sample != i) {
 			s->sample = i;
 			s->t[s->n] = t;
@@ -149,6 +165,7 @@ static void sample(struct allocinfo_list *l, long i, double t, long count,
 		s->calls = sat_addu(s->calls, r.calls);
 		s->sites++;
 	}
+	return 0;
 }
 
 /* a series with a rising line, as a row of the output; 0 if none */
@@ -277,6 +294,7 @@ int cmd_growth(int npos, char **pos, struct opts *o)
 	struct allocinfo_entry *e;
 	struct grow *g = NULL;
 	struct gseries gs = { 0 };
+	struct sel mem;
 	struct outfile of;
 	size_t ng = 0, shown, suspects = 0;
 	long count = o->count >= 0 ? o->count : 5;
@@ -308,6 +326,7 @@ int cmd_growth(int npos, char **pos, struct opts *o)
 	if (offline && o->delay == 0)
 		usage_error("-d spaces snapshots without an epoch: it must be more than 0");
 	allocinfo_list_set_query(l, q);
+	sel_init(&mem, o, 0, 0);
 	for (long i = 0; i < count; i++) {
 		const char *src = offline ? pos[i] : input, *ep;
 		double t;
@@ -322,7 +341,10 @@ int cmd_growth(int npos, char **pos, struct opts *o)
 		if (i == 0)
 			tfirst = t;
 		same_time &= t == tfirst;
-		sample(l, i, t, count, &gs, o);
+		if (sample(l, i, t, count, &gs, &mem, o)) {
+			rc = too_big(o, src);
+			goto out;
+		}
 		if (!offline && i + 1 < count)
 			sleep_sec(delay);
 	}
@@ -334,6 +356,10 @@ int cmd_growth(int npos, char **pos, struct opts *o)
 		goto out;
 	}
 	/* the rising series that pass the filters (on their last sample) */
+	if (sel_charge(&mem, (o->group ? gs.map.n : allocinfo_list_count(l)) * sizeof(*g))) {
+		rc = too_big(o, offline ? pos[count - 1] : input);
+		goto out;
+	}
 	if (o->group) {
 		g = xcalloc(gs.map.n, sizeof(*g));
 		for (size_t i = 0; i < gs.map.n; i++) {
@@ -392,6 +418,7 @@ out:
 	free(gs.kbuf);
 	strmap_free(&gs.map);
 	free(g);
+	sel_free(&mem);
 	allocinfo_list_free(l);
 	allocinfo_query_free(q);
 	return rc;

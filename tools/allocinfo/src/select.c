@@ -524,16 +524,32 @@ static size_t names_bytes(const struct row *r)
 }
 
 /*
- * Count a row the selection keeps.  The memory of what it keeps is held
- * to twice the input limit (--max-input): a pipe of endless short rows
- * would otherwise take twenty times the limit in rows kept for --json or
- * -a, some 1.3 GB at the default.
+ * What the rows a view keeps, and the entries of a list it reads, may
+ * take: twice the input limit (--max-input), saturating; 0 for none.
  */
-static void kept(struct sel *s, size_t extra)
+size_t mem_limit(const struct opts *o)
 {
-	s->kept_bytes += sizeof(struct row) + extra;
+	return o->max_input > SIZE_MAX / 2 ? SIZE_MAX : 2 * o->max_input;
+}
+
+/*
+ * Count @n bytes a view keeps against the selection's limit; returns 1
+ * (and sets too_big) once they go past it.  A pipe of endless short rows
+ * would otherwise take twenty times the limit in rows kept for --json or
+ * -a, some 1.3 GB at the default, and more in what diff and growth keep
+ * for each call site.
+ */
+int sel_charge(struct sel *s, size_t n)
+{
+	s->kept_bytes = s->kept_bytes > SIZE_MAX - n ? SIZE_MAX : s->kept_bytes + n;
 	if (s->kept_limit && s->kept_bytes > s->kept_limit)
 		s->too_big = 1;
+	return s->too_big;
+}
+
+static void kept(struct sel *s, size_t extra)
+{
+	sel_charge(s, sizeof(struct row) + extra);
 }
 
 static void group_add(struct sel *s, const struct row *r)
@@ -586,7 +602,7 @@ void sel_init(struct sel *s, const struct opts *o, size_t k, int copy)
 	s->k = k;
 	s->copy = copy;
 	/* a scan holds one chunk of the input; what it keeps, at most twice the input limit */
-	s->kept_limit = !copy ? 0 : o->max_input > SIZE_MAX / 2 ? SIZE_MAX : 2 * o->max_input;
+	s->kept_limit = mem_limit(o);
 	if (o->group)
 		s->g = xcalloc(1, sizeof(*s->g));
 }
@@ -627,10 +643,9 @@ void sel_add(struct sel *s, const struct row *r)
 			s->rows = xrealloc(s->rows, s->cap, sizeof(*s->rows));
 		}
 		s->rows[s->n] = *r;
-		if (s->copy) {
+		if (s->copy)
 			row_keep(&s->rows[s->n]);
-			kept(s, ENTRY_COPY_COST + names_bytes(r));
-		}
+		kept(s, s->copy ? ENTRY_COPY_COST + names_bytes(r) : 0);
 		if (s->k != SIZE_MAX)
 			sift_up(s->rows, s->n, s->o, row_cmp);
 		s->n++;

@@ -8,8 +8,6 @@
  * rows and one chunk of text.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <err.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,14 +55,8 @@ int cmd_show(int npos, char **pos, struct opts *o)
 			break;
 	}
 	if (s.too_big) {
-		char lim[32];
-
-		warnx("%s: input too large: its rows would take more than %s of memory "
-		      "(--max-input raises the limit)", name,
-		      fmt_size(lim, sizeof(lim), s.kept_limit > INT64_MAX ? INT64_MAX :
-			       (int64_t)s.kept_limit, 0));
 		sel_free(&s);
-		rc = EX_RUNTIME;
+		rc = too_big(o, o->input);
 		goto out;
 	}
 	if ((rc = scan_close(l, o, o->input, bad))) {

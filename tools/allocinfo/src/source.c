@@ -11,6 +11,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <err.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,6 +141,9 @@ int source_error(const struct allocinfo_list *l, const struct opts *o,
 		warnx("%s: %s", name, strerror(e));
 		break;
 	case ALLOCINFO_ETOOBIG:
+		/* the text fits, but its call sites would not (ENOMEM) */
+		if (e == ENOMEM)
+			return too_big(o, path);
 		warnx("%s: input too large: more than %s (--max-input raises the limit)",
 		      name, fmt_size(lim, sizeof(lim), (int64_t)o->max_input, 0));
 		break;
@@ -157,6 +161,21 @@ int source_error(const struct allocinfo_list *l, const struct opts *o,
 		warnx("%s: %s", name, allocinfo_strerror(rc));
 		break;
 	}
+	return EX_RUNTIME;
+}
+
+/*
+ * The rows a view keeps, or the call sites of a list, went past
+ * mem_limit(); returns the exit status.
+ */
+int too_big(const struct opts *o, const char *path)
+{
+	size_t max = mem_limit(o);
+	char lim[32];
+
+	warnx("%s: input too large: its rows would take more than %s of memory "
+	      "(--max-input raises the limit)", src_name(o, path),
+	      fmt_size(lim, sizeof(lim), max > INT64_MAX ? INT64_MAX : (int64_t)max, 0));
 	return EX_RUNTIME;
 }
 
@@ -291,6 +310,7 @@ int load(struct allocinfo_list *l, const struct opts *o, const char *path,
 	int rc;
 
 	allocinfo_list_set_max_input(l, o->max_input);
+	allocinfo_list_set_max_memory(l, mem_limit(o));
 	set_backend(l, o);
 	if (path && !strcmp(path, "-"))
 		rc = allocinfo_list_read_fd(l, 0);

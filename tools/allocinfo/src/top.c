@@ -350,8 +350,12 @@ static void draw(struct top *t)
 	fflush(stdout);
 }
 
-/* Select the rows of the screen, keep the scroll position sane, draw. */
-static void refresh(struct top *t)
+/*
+ * Select the rows of the screen, keep the scroll position sane, draw.
+ * Returns 1, without drawing, if the rows would take more than the
+ * selection's memory limit (all of them with -a, or the groups).
+ */
+static int refresh(struct top *t)
 {
 	window_size(t);
 	if (t->page == SIZE_MAX) {
@@ -365,10 +369,13 @@ static void refresh(struct top *t)
 			select_rows(t, t->offset + t->page);
 		}
 	}
+	if (t->s.too_big)
+		return 1;
 	/* the selection keeps rows 0..offset+page; show from offset */
 	if (t->offset > t->s.n)
 		t->offset = t->s.n;
 	draw(t);
+	return 0;
 }
 
 /* ---- keys ------------------------------------------------------------- */
@@ -614,8 +621,10 @@ int cmd_top(int npos, char **pos, struct opts *o)
 			strftime(t.sampled, sizeof(t.sampled), "%H:%M:%S", localtime(&wall));
 		}
 		/* a batch is printed for each good sample; a terminal shows the failure */
-		if (fresh || (t.tty && have))
-			refresh(&t);
+		if ((fresh || (t.tty && have)) && refresh(&t)) {
+			rc = too_big(o, src);
+			break;
+		}
 		if (o->iterations >= 0 && ++iter >= o->iterations)
 			break;
 		deadline = now + delay;
@@ -631,8 +640,10 @@ int cmd_top(int npos, char **pos, struct opts *o)
 			}
 			if (poll(&pfd, 1, (int)(left * 1000) + 1) <= 0)
 				continue;
-			if (key(&t, read_key()) && !stop)
-				refresh(&t);
+			if (key(&t, read_key()) && !stop && refresh(&t)) {
+				rc = too_big(o, src);
+				stop = 1;
+			}
 		}
 	}
 	tty_restore();

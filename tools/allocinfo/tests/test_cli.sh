@@ -100,6 +100,19 @@ run --max-input 2M -n 10 "$T/g20k.txt"
 check "limit: a top-10 of the same keeps ten rows" eval '[ $rc = 0 ] && has "^-- 20000 call sites (10 shown)"'
 run --max-input 0 -n 1 "$T/g20k.txt"
 check "limit: --max-input 0 lifts the limit" eval '[ $rc = 0 ] && has "^-- 20000 call sites"'
+# what diff, top and growth keep for each call site is held to twice the
+# limit as well: 120,000 short rows (2.4 MiB) took 52, 22 and 32 MB before
+awk 'BEGIN { print "allocinfo - version: 1.0"; print "#     <size>  <calls> <tag info>"
+	for (i = 1; i <= 120000; i++) print "1 1 a.c:" i " func:f" }' >"$T/short.txt"
+case $A in *-asan) maxrss=10000000 ;; *) maxrss=16000 ;; esac
+for v in "diff --max-input 3M $T/short.txt $F/v1.txt" "top --max-input 3M -i 1 $T/short.txt" \
+	 "growth --max-input 3M $T/short.txt $T/short.txt"; do
+	# shellcheck disable=SC2086
+	/usr/bin/time -o "$T/rss" -f %M timeout 60 "$A" $v >"$T/out" 2>"$T/err"; rc=$?
+	check "limit: ${v%% *} of short rows stays within twice the limit" eval '[ $rc = 1 ] && errhas "short.txt: input too large: its rows would take more than 6.0MiB of memory (--max-input raises the limit)$" && ! [ -s "$T/out" ] && [ "$(tail -1 "$T/rss")" -lt $maxrss ]'
+done
+run diff --max-input 0 "$T/short.txt" "$T/short.txt"
+check "limit: diff with --max-input 0 keeps every site" eval '[ $rc = 0 ] && has "^-- 0 changed call sites"'
 run "$T/nonexistent"
 check "error: missing file exits 1 with reason" eval '[ $rc = 1 ] && errhas "No such file"'
 run "$F/malformed/v3.txt"
