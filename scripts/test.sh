@@ -69,6 +69,8 @@ D=$results/jobs
 			job tools -- make -s -C "$ROOT/tools/allocinfo" test
 		job checkpatch -- "$S/check-series.sh" --checkpatch
 		job config -- env COUT="$BUILD/test/deb-config" "$S/config.sh" --tap
+		job config-packed -- env COUT="$BUILD/test/deb-config-packed" \
+			FRAGMENTS="prof-on packed-refs" "$S/config.sh" --tap
 		job sparse kernel-debug -- "$S/check-series.sh" --sparse debug
 		job off kernel-debug -- "$S/check-off.sh" off
 	fi
