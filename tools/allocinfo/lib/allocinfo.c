@@ -10,12 +10,15 @@
  * Each row is identified by file, line, function and module plus an
  * occurrence number, because the kernel may print the same location on
  * several rows (e.g. one tag per inlined copy); the n-th row with a given
- * key in a read matches the entry with occurrence n.  Entries live in a
- * chained hash table keyed on that identity, so a later read finds the
- * same entry in O(1) and updates its counters in place: the entry's
- * address and the caller's pointer and u64 survive.  Entries that a read
- * did not see are flagged vanished and stay until allocinfo_list_prune()
- * or allocinfo_list_free().
+ * key in a read matches the entry with occurrence n.  Occurrence-0
+ * entries live in a chained hash table keyed on that identity, so a later
+ * read finds the same entry in O(1) and updates its counters in place: the
+ * entry's address and the caller's pointer and u64 survive.  The later
+ * occurrences of a key are kept out of the table, in an array of their
+ * own (struct dupset) found from the first, with how many of them this
+ * read has claimed: the n-th row of a key costs O(1), not n lookups along
+ * a chain of n entries.  Entries that a read did not see are flagged
+ * vanished and stay until allocinfo_list_prune() or allocinfo_list_free().
  *
  * A read or scan of the live file with a query the kernel can filter is
  * answered by its query ioctls instead of the text (kernel.c); the rows go
@@ -81,6 +84,18 @@ struct allocinfo_entry {
 _Static_assert(sizeof(struct allocinfo_entry) <= 96 || sizeof(void *) > 8,
 	       "allocinfo_entry grew");
 
+/*
+ * The occurrences of a key that has more than one: e[i] has occurrence i
+ * (e[0] is the one in the hash table).  A read claims them in order, so
+ * those it has claimed are e[0] to e[claimed - 1] if gen is the read's.
+ * Found through a small hash table of their own on e[0]'s hash.
+ */
+struct dupset {
+	struct dupset *hnext;
+	struct allocinfo_entry **e;
+	size_t n, cap, claimed, gen;
+};
+
 #define E_FILE(e) ((e)->strs)
 #define E_FUNC(e) ((e)->strs + (e)->flen + 1)
 #define E_MODSTR(e) ((e)->strs + (e)->flen + 1 + (e)->fnlen + 1)
@@ -92,6 +107,8 @@ struct allocinfo_list {
 	struct allocinfo_entry *head, *tail;
 	struct allocinfo_entry **buckets;
 	size_t nbuckets, count, present, gen;
+	struct dupset **dbuckets;	/* keys on several rows; NULL until one is */
+	size_t ndbuckets, ndups;
 	int error, sys_errno;
 	int vmajor, vminor;
 	size_t mal_count;
@@ -160,6 +177,22 @@ static void entry_free(struct allocinfo_entry *e)
 	free(e);
 }
 
+static void dups_free(struct allocinfo_list *l)
+{
+	for (size_t i = 0; i < l->ndbuckets; i++) {
+		struct dupset *d, *n;
+
+		for (d = l->dbuckets[i]; d; d = n) {
+			n = d->hnext;
+			free(d->e);
+			free(d);
+		}
+	}
+	free(l->dbuckets);
+	l->dbuckets = NULL;
+	l->ndbuckets = l->ndups = 0;
+}
+
 static void hdr_clear(struct allocinfo_list *l)
 {
 	for (size_t i = 0; i < 2 * l->nhdr; i++)
@@ -193,6 +226,7 @@ void allocinfo_list_free(struct allocinfo_list *l)
 	if (l->se)
 		entry_free(l->se);
 	hdr_clear(l);
+	dups_free(l);
 	free(l->buckets);
 	free(l->rbuf);
 	free(l->names);
@@ -431,14 +465,14 @@ static int key_equal(const struct allocinfo_entry *e, const struct ai_row *r)
 	       (!r->mlen || !memcmp(E_MODSTR(e), r->module, r->mlen));
 }
 
+/* The occurrence-0 entry of a key: the only ones in the table. */
 static struct allocinfo_entry *lookup(const struct allocinfo_list *l,
-				      uint64_t h, const struct ai_row *r,
-				      unsigned occ)
+				      uint64_t h, const struct ai_row *r)
 {
 	struct allocinfo_entry *e = l->buckets[h & (l->nbuckets - 1)];
 
 	for (; e; e = e->hnext)
-		if (e->hash == h && e->occ == occ && key_equal(e, r))
+		if (e->hash == h && key_equal(e, r))
 			return e;
 	return NULL;
 }
@@ -508,8 +542,10 @@ static struct allocinfo_entry *entry_new(struct allocinfo_list *l, uint64_t h,
 	names_copy(e, r);
 	e->hash = h;
 	e->occ = occ;
-	e->hnext = l->buckets[h & (l->nbuckets - 1)];
-	l->buckets[h & (l->nbuckets - 1)] = e;
+	if (!occ) {	/* later occurrences are in their dupset only */
+		e->hnext = l->buckets[h & (l->nbuckets - 1)];
+		l->buckets[h & (l->nbuckets - 1)] = e;
+	}
 	if (l->tail)
 		l->tail->next = e;
 	else
@@ -517,6 +553,135 @@ static struct allocinfo_entry *entry_new(struct allocinfo_list *l, uint64_t h,
 	l->tail = e;
 	l->count++;
 	return e;
+}
+
+/*
+ * The dupset of the occurrence-0 entry @first, added if @add and missing;
+ * NULL if not found, or on error (set).
+ */
+static struct dupset *dups_find(struct allocinfo_list *l,
+				struct allocinfo_entry *first, int add)
+{
+	struct dupset *d, **b;
+
+	if (l->ndbuckets)
+		for (d = l->dbuckets[first->hash & (l->ndbuckets - 1)]; d; d = d->hnext)
+			if (d->e[0] == first)
+				return d;
+	if (!add)
+		return NULL;
+	if (mem_over(l, sizeof(*d) + 4 * sizeof(*d->e))) {
+		ai_set_error(l, ALLOCINFO_ETOOBIG, ENOMEM);
+		return NULL;
+	}
+	if (l->ndups >= 2 * l->ndbuckets) {
+		size_t nb = l->ndbuckets ? 2 * l->ndbuckets : 16;
+
+		if (!(b = calloc(nb, sizeof(*b)))) {
+			ai_set_error(l, ALLOCINFO_ENOMEM, ENOMEM);
+			return NULL;
+		}
+		for (size_t i = 0; i < l->ndbuckets; i++) {
+			struct dupset *n;
+
+			for (d = l->dbuckets[i]; d; d = n) {
+				n = d->hnext;
+				d->hnext = b[d->e[0]->hash & (nb - 1)];
+				b[d->e[0]->hash & (nb - 1)] = d;
+			}
+		}
+		free(l->dbuckets);
+		l->dbuckets = b;
+		l->ndbuckets = nb;
+	}
+	if (!(d = calloc(1, sizeof(*d))) || !(d->e = malloc(4 * sizeof(*d->e)))) {
+		free(d);
+		ai_set_error(l, ALLOCINFO_ENOMEM, ENOMEM);
+		return NULL;
+	}
+	d->cap = 4;
+	d->n = 1;
+	d->e[0] = first;
+	b = &l->dbuckets[first->hash & (l->ndbuckets - 1)];
+	d->hnext = *b;
+	*b = d;
+	l->ndups++;
+	return d;
+}
+
+/*
+ * The entry for another row of the key of @first, which this read has
+ * claimed already: the first occurrence it has not, or a new one at the
+ * end.  NULL on error (set).
+ */
+static struct allocinfo_entry *next_occurrence(struct allocinfo_list *l,
+					       struct allocinfo_entry *first,
+					       const struct ai_row *r)
+{
+	struct dupset *d = dups_find(l, first, 1);
+	struct allocinfo_entry *e;
+
+	if (!d)
+		return NULL;
+	if (d->gen != l->gen) {
+		d->gen = l->gen;
+		d->claimed = 1;
+	}
+	if (d->claimed < d->n)
+		return d->e[d->claimed++];
+	if (d->n > UINT32_MAX) {
+		ai_set_error(l, ALLOCINFO_ENOMEM, ENOMEM);
+		return NULL;
+	}
+	if (d->n == d->cap) {
+		struct allocinfo_entry **ne;
+
+		if (mem_over(l, d->cap * sizeof(*ne))) {
+			ai_set_error(l, ALLOCINFO_ETOOBIG, ENOMEM);
+			return NULL;
+		}
+		if (!(ne = realloc(d->e, 2 * d->cap * sizeof(*ne)))) {
+			ai_set_error(l, ALLOCINFO_ENOMEM, ENOMEM);
+			return NULL;
+		}
+		d->e = ne;
+		d->cap *= 2;
+	}
+	if (!(e = entry_new(l, first->hash, r, (unsigned)d->n)))
+		return NULL;
+	d->e[d->n++] = e;
+	d->claimed = d->n;
+	return e;
+}
+
+/*
+ * Before a prune: each key's occurrences that stay are the first ones (a
+ * read claims them in order, and the rest are vanished), so its dupset is
+ * cut at the first vanished one, and freed if that leaves only the first.
+ */
+static void dups_prune(struct allocinfo_list *l)
+{
+	for (size_t i = 0; i < l->ndbuckets; i++) {
+		struct dupset *d, **pp;
+
+		for (pp = &l->dbuckets[i]; (d = *pp);) {
+			size_t k = 0;
+
+			while (k < d->n && !d->e[k]->vanished)
+				k++;
+			if (k > 1) {
+				d->n = k;
+				d->claimed = d->claimed < k ? d->claimed : k;
+				pp = &d->hnext;
+				continue;
+			}
+			*pp = d->hnext;
+			l->mem -= sizeof(*d) + d->cap * sizeof(*d->e);
+			free(d->e);
+			free(d);
+			l->ndups--;
+		}
+	}
 }
 
 static int isws(char c)
@@ -665,7 +830,6 @@ static int store_rows(struct allocinfo_list *l, struct ai_text *t)
 	cursor = l->head;
 	while ((rc = next_row(l, t, &r)) > 0) {
 		uint64_t h;
-		unsigned occ = 0;
 		int want = row_wanted(l, &r);
 
 		if (want < 0)
@@ -676,15 +840,18 @@ static int store_rows(struct allocinfo_list *l, struct ai_text *t)
 		 * The kernel prints sites in a stable order, so first try the
 		 * entry after the last one matched.  An occurrence-0 entry not
 		 * yet seen in this read is the right one for an equal key: an
-		 * earlier row with that key would have claimed it.
+		 * earlier row with that key would have claimed it.  Once it is
+		 * claimed, the key's dupset gives the next occurrence.
 		 */
 		en = cursor;
 		if (!en || en->occ || en->gen == gen || !key_equal(en, &r)) {
 			h = key_hash(r.file, r.flen, r.line, r.func, r.fnlen,
 				     r.module, r.mlen);
-			while ((en = lookup(l, h, &r, occ)) && en->gen == gen)
-				occ++;
-			if (!en && !(en = entry_new(l, h, &r, occ)))
+			if (!(en = lookup(l, h, &r)))
+				en = entry_new(l, h, &r, 0);
+			else if (en->gen == gen)
+				en = next_occurrence(l, en, &r);
+			if (!en)
 				return l->error;
 		}
 		cursor = en->next;
@@ -914,6 +1081,7 @@ size_t allocinfo_list_prune(struct allocinfo_list *l)
 
 	if (!l)
 		return 0;
+	dups_prune(l);
 	for (link = &l->head, e = l->head; e; e = n) {
 		n = e->next;
 		if (!e->vanished) {
@@ -921,10 +1089,12 @@ size_t allocinfo_list_prune(struct allocinfo_list *l)
 			link = &e->next;
 			continue;
 		}
-		for (pp = &l->buckets[e->hash & (l->nbuckets - 1)]; *pp != e;
-		     pp = &(*pp)->hnext)
-			;
-		*pp = e->hnext;
+		if (!e->occ) {	/* later occurrences are not in the table */
+			for (pp = &l->buckets[e->hash & (l->nbuckets - 1)]; *pp != e;
+			     pp = &(*pp)->hnext)
+				;
+			*pp = e->hnext;
+		}
 		*link = n;
 		l->mem -= sizeof(*e) + e->flen + 1 + e->fnlen + 1 +
 			  (e->has_module ? e->mlen + 1 : 0) + (e->kv ? sizeof(*e->kv) + e->kv->size : 0);
@@ -1038,7 +1208,7 @@ struct allocinfo_entry *allocinfo_list_find(const struct allocinfo_list *l,
 		uint64_t h = key_hash(r.file, r.flen, line, func, r.fnlen,
 				      module, r.mlen);
 
-		return lookup(l, h, &r, 0);
+		return lookup(l, h, &r);
 	}
 	for (e = l->head; e; e = e->next)
 		if (e->line == line && !strcmp(E_FILE(e), file) &&
