@@ -117,6 +117,9 @@ char *fmt_uint(char *buf, size_t len, uint64_t v)
 	return buf;
 }
 
+/* What fmt_size() prints after a size: size_unit[k] for 1024^k bytes. */
+static const char *const size_unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+
 /*
  * 1.5KiB, -3.0MiB; raw: the number of bytes.  Printed without printf
  * (a table of ten rows formats forty sizes): the tenths are those of
@@ -125,7 +128,6 @@ char *fmt_uint(char *buf, size_t len, uint64_t v)
  */
 char *fmt_size(char *buf, size_t len, int64_t v, int raw)
 {
-	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
 	uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
 	uint64_t m, low, tenths, rem, mask;
 	char digits[24], *end = digits + sizeof(digits), *d, *o = buf;
@@ -133,7 +135,7 @@ char *fmt_size(char *buf, size_t len, int64_t v, int raw)
 	int u = 0;
 
 	if (raw || a < 1024)
-		return fmt_int(buf, len, v, raw ? "" : "B");
+		return fmt_int(buf, len, v, raw ? "" : size_unit[0]);
 	m = (uint64_t)(double)a;	/* what "%.1f" of a double sees */
 	while (u < 5 && m >> (10 * (u + 1)) >= 1024)
 		u++;
@@ -147,7 +149,7 @@ char *fmt_size(char *buf, size_t len, int64_t v, int raw)
 	d = digits_before(end, tenths / 10);
 	if (len < 2 + (size_t)(end - d) + 2 + 4) {
 		snprintf(buf, len, "%s%" PRIu64 ".%d%s", v < 0 ? "-" : "", tenths / 10,
-			 (int)(tenths % 10), unit[u]);
+			 (int)(tenths % 10), size_unit[u + 1]);
 		return buf;
 	}
 	if (v < 0)
@@ -156,7 +158,7 @@ char *fmt_size(char *buf, size_t len, int64_t v, int raw)
 	o += end - d;
 	*o++ = '.';
 	*o++ = (char)('0' + tenths % 10);
-	memcpy(o, unit[u], 4);
+	memcpy(o, size_unit[u + 1], 4);
 	return buf;
 }
 
@@ -173,12 +175,11 @@ char *fmt_delta(char *buf, size_t len, int64_t v, int raw)
 /* what a size printed by fmt_size() reads as, in bytes */
 static double shown_bytes(const char *s)
 {
-	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
 	char *end;
 	double d = strtod(s, &end);
 
-	for (size_t i = 0; i < sizeof(unit) / sizeof(unit[0]); i++, d *= 1024)
-		if (!strcmp(end, unit[i]))
+	for (size_t i = 0; i < sizeof(size_unit) / sizeof(size_unit[0]); i++, d *= 1024)
+		if (!strcmp(end, size_unit[i]))
 			break;
 	return d;
 }
