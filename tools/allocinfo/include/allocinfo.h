@@ -21,7 +21,7 @@
 extern "C" {
 #endif
 
-#define ALLOCINFO_LIB_VERSION "1.2.0"
+#define ALLOCINFO_LIB_VERSION "1.3.0"
 
 /* Where the kernel publishes the profile (mode 0400, root only). */
 #define ALLOCINFO_PROC_PATH "/proc/allocinfo"
@@ -38,6 +38,7 @@ enum allocinfo_error {
 	ALLOCINFO_EVERSION,	/* unsupported major format version */
 	ALLOCINFO_ETOOBIG,	/* input (or its entries) larger than the list's limit */
 	ALLOCINFO_ENOIOCTL,	/* ALLOCINFO_BACKEND_IOCTL: the source has no query ioctls */
+	ALLOCINFO_ECORE,	/* the core reader failed; it said why on stderr */
 	ALLOCINFO_NERRORS
 };
 
@@ -119,6 +120,25 @@ int allocinfo_list_scan_fd(struct allocinfo_list *list, int fd);
 int allocinfo_list_scan_buffer(struct allocinfo_list *list, const char *buf,
 			       size_t len);
 const struct allocinfo_entry *allocinfo_list_scan_next(struct allocinfo_list *list);
+
+/*
+ * A kernel core dump as a source: allocinfo_core_open() starts the reader
+ * (allocinfo-core, or $ALLOCINFO_CORE_READER) on a vmcore, QEMU dump or
+ * /proc/kcore and the dumped kernel's vmlinux; read or scan the rows from
+ * allocinfo_core_fd(), then allocinfo_core_close() reaps the reader and
+ * returns ALLOCINFO_ECORE if it failed (it says why on stderr).
+ * ALLOCINFO_CORE_NUMA: the per-node rows of /proc/allocinfo_numa instead.
+ */
+#ifndef ALLOCINFO_CORE_READER
+#define ALLOCINFO_CORE_READER "allocinfo-core"
+#endif
+#define ALLOCINFO_CORE_NUMA	1u
+
+struct allocinfo_core;
+struct allocinfo_core *allocinfo_core_open(const char *core, const char *vmlinux,
+					   unsigned int flags);
+int allocinfo_core_fd(const struct allocinfo_core *core);
+int allocinfo_core_close(struct allocinfo_core *core);
 
 /* What the last successful read (or the scan) saw. */
 int allocinfo_list_version_major(const struct allocinfo_list *list);

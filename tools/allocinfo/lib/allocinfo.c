@@ -145,6 +145,7 @@ static const char *const errstr[ALLOCINFO_NERRORS] = {
 	[ALLOCINFO_EVERSION] = "unsupported allocinfo format version",
 	[ALLOCINFO_ETOOBIG] = "input too large",
 	[ALLOCINFO_ENOIOCTL] = "the source does not answer allocinfo queries (ioctl)",
+	[ALLOCINFO_ECORE] = "the core dump could not be read",
 };
 
 const char *allocinfo_strerror(int error)

@@ -53,7 +53,8 @@ struct pattern {
 
 struct opts {
 	enum cmd cmd;
-	const char *input;
+	const char *input;	/* -f, or core_source with --core */
+	const char *core, *vmlinux;	/* --core, --vmlinux */
 	const char *proc_root;	/* /proc, or $ALLOCINFO_PROC_ROOT */
 	long limit;		/* LIMIT_DEFAULT, LIMIT_ALL or N */
 	int raw;
@@ -198,6 +199,7 @@ int is_live(const struct opts *o, const char *path);
 const char *src_name(const struct opts *o, const char *path);
 const char *live_path(const struct opts *o, const char *name);
 char *boot_id_now(const struct opts *o);
+extern const char core_source[];
 const char *one_source(const struct opts *o, int npos, char **pos);
 struct allocinfo_list *list_new(void);
 struct allocinfo_query *query_new(const struct opts *o, int values);

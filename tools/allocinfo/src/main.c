@@ -20,7 +20,7 @@
 
 #include "cmd.h"
 
-#define VERSION "1.2.0"
+#define VERSION "1.3.0"
 
 static void usage(FILE *f)
 {
@@ -42,6 +42,10 @@ static void usage(FILE *f)
 	      "                          ioctls, or as text (default: ioctls when the\n"
 	      "                          kernel has them and can filter the rows)\n"
 	      "  -v, --verbose           say how each source was read\n"
+	      "      --core VMCORE       read a kernel core dump (kdump vmcore, QEMU\n"
+	      "                          dump-guest-memory -p, /proc/kcore) instead,\n"
+	      "                          through allocinfo-core (drgn)\n"
+	      "      --vmlinux VMLINUX   the dumped kernel's vmlinux, with debug info\n"
 	      "Selection and order:\n"
 	      "  -n, --lines N           show the first N rows (table default 20)\n"
 	      "  -a, --all               show all rows\n"
@@ -90,6 +94,7 @@ enum {
 	O_STRICT = 256, O_MODULE, O_XMODULE, O_FILE, O_XFILE, O_FUNC, O_XFUNC,
 	O_MINB, O_MINC, O_NONZERO, O_JSON, O_CSV, O_OM, O_FOLDED, O_FORMAT,
 	O_UNCHANGED, O_NUMA, O_MAXIN, O_PROM, O_MAXB, O_FAILA, O_IOCTL, O_TEXT,
+	O_CORE, O_VMLINUX,
 };
 
 static const struct option longopts[] = {
@@ -124,6 +129,8 @@ static const struct option longopts[] = {
 	{ "exact", no_argument, NULL, 'x' },
 	{ "ioctl", no_argument, NULL, O_IOCTL },
 	{ "text", no_argument, NULL, O_TEXT },
+	{ "core", required_argument, NULL, O_CORE },
+	{ "vmlinux", required_argument, NULL, O_VMLINUX },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "max-input", required_argument, NULL, O_MAXIN },
 	{ "max-bytes", required_argument, NULL, O_MAXB },
@@ -320,6 +327,8 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 		case 'x': o->exact = 1; break;
 		case O_IOCTL: o->backend = ALLOCINFO_BACKEND_IOCTL; break;
 		case O_TEXT: o->backend = ALLOCINFO_BACKEND_TEXT; break;
+		case O_CORE: o->core = optarg; break;
+		case O_VMLINUX: o->vmlinux = optarg; break;
 		case 'v': o->verbose = 1; break;
 		case O_MAXIN:
 			o->max_input = (size_t)parse_num(optarg, "input limit", 1, 0);
@@ -348,6 +357,12 @@ static void check_opts(const struct opts *o)
 {
 	if (o->numa && o->cmd != C_SHOW)
 		usage_error("--numa only works without a subcommand");
+	if (!o->core != !o->vmlinux)
+		usage_error("--core and --vmlinux go together: the dump and its kernel");
+	if (o->core && o->cmd != C_SHOW && o->cmd != C_SNAPSHOT)
+		usage_error("--core is a source for the default view and snapshot");
+	if (o->core && o->input && o->input != core_source)
+		usage_error("give the input either with -f or with --core");
 	if (o->sort_given && (o->cmd == C_DIFF || o->cmd == C_GROWTH))
 		usage_error("%s orders its rows itself (%s): -s does not apply",
 			    o->cmd == C_DIFF ? "diff" : "growth",
@@ -395,6 +410,8 @@ int main(int argc, char **argv)
 	}
 	parse_opts(&o, argc, argv);
 	check_opts(&o);
+	if (o.core)
+		o.input = core_source;
 	rc = fn(argc - optind, argv + optind, &o);
 	if (fflush(stdout) || ferror(stdout)) {
 		warn("write error");

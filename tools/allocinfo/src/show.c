@@ -29,7 +29,8 @@ int cmd_show(int npos, char **pos, struct opts *o)
 		usage_error("too many arguments");
 	if (npos == 1) {
 		if (o->input)
-			usage_error("give the input either with -f or as an argument");
+			usage_error("give the input either with %s or as an argument",
+				    o->input == core_source ? "--core" : "-f");
 		o->input = pos[0];
 	}
 	if (o->delay >= 0 || o->iterations >= 0 || o->count >= 0 || o->unchanged)

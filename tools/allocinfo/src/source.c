@@ -3,7 +3,8 @@
  * source.c - opening sources, and what to say when that goes wrong
  *
  * A source is the live file (/proc/allocinfo, or $ALLOCINFO_PROC_ROOT's),
- * a saved copy or snapshot, or standard input ("-").  The views that follow
+ * a saved copy or snapshot, standard input ("-"), or a kernel core dump
+ * (--core, read through the library's core reader).  The views that follow
  * entries across reads (diff, top, growth, numa) load it into a list; the
  * default view scans it, keeping only the rows it shows.  Either way the
  * messages are the same: the reason for a failure, every malformed line
@@ -34,8 +35,13 @@ int is_live(const struct opts *o, const char *path)
 	       !strcmp(path, "/proc/allocinfo");
 }
 
+/* The source of --core, told from file names by its address. */
+const char core_source[] = "<core>";
+
 const char *src_name(const struct opts *o, const char *path)
 {
+	if (path == core_source)
+		return o->core;
 	if (!path)
 		return live_path(o, "allocinfo");
 	return strcmp(path, "-") ? path : "<stdin>";
@@ -53,7 +59,8 @@ const char *one_source(const struct opts *o, int npos, char **pos)
 		usage_error("too many arguments");
 	if (npos == 1) {
 		if (o->input)
-			usage_error("give the input either with -f or as an argument");
+			usage_error("give the input either with %s or as an argument",
+				    o->input == core_source ? "--core" : "-f");
 		return pos[0];
 	}
 	return o->input;
@@ -302,6 +309,31 @@ static void say_backend(const struct allocinfo_list *l, const struct opts *o,
  * the reason.  report: say something about malformed lines and the sysctl
  * (the first read of a view; later ones would repeat it).
  */
+/* The reader of --core, from its start to its end (one at a time). */
+static struct allocinfo_core *core;
+
+static int core_start(const struct opts *o)
+{
+	const char *reader = getenv("ALLOCINFO_CORE_READER");
+
+	core = allocinfo_core_open(o->core, o->vmlinux,
+				   o->numa ? ALLOCINFO_CORE_NUMA : 0);
+	if (core)
+		return 0;
+	warn("cannot run the core reader %s", reader && *reader ? reader :
+	     ALLOCINFO_CORE_READER);
+	return -1;
+}
+
+/* The reader's failure outranks what reading its output found. */
+static int core_finish(int rc)
+{
+	int core_rc = allocinfo_core_close(core);
+
+	core = NULL;
+	return core_rc ? core_rc : rc;
+}
+
 int load(struct allocinfo_list *l, const struct opts *o, const char *path,
 	 int report)
 {
@@ -312,7 +344,11 @@ int load(struct allocinfo_list *l, const struct opts *o, const char *path,
 	allocinfo_list_set_max_input(l, o->max_input);
 	allocinfo_list_set_max_memory(l, mem_limit(o));
 	set_backend(l, o);
-	if (path && !strcmp(path, "-"))
+	if (path == core_source) {
+		if (core_start(o))
+			return EX_RUNTIME;
+		rc = core_finish(allocinfo_list_read_fd(l, allocinfo_core_fd(core)));
+	} else if (path && !strcmp(path, "-"))
 		rc = allocinfo_list_read_fd(l, 0);
 	else
 		rc = allocinfo_list_read_path(l, path ? path : live_path(o, "allocinfo"));
@@ -340,7 +376,13 @@ int scan_open(struct allocinfo_list *l, const struct opts *o, const char *path)
 
 	allocinfo_list_set_max_input(l, o->max_input);
 	set_backend(l, o);
-	if (path && !strcmp(path, "-"))
+	if (path == core_source) {
+		if (core_start(o))
+			return EX_RUNTIME;
+		rc = allocinfo_list_scan_fd(l, allocinfo_core_fd(core));
+		if (rc)
+			rc = core_finish(rc);
+	} else if (path && !strcmp(path, "-"))
 		rc = allocinfo_list_scan_fd(l, 0);
 	else
 		rc = allocinfo_list_scan_path(l, path ? path : live_path(o, "allocinfo"));
@@ -361,6 +403,8 @@ int scan_close(struct allocinfo_list *l, const struct opts *o,
 {
 	int rc = allocinfo_list_geterror(l);
 
+	if (path == core_source)
+		rc = core_finish(rc);
 	if (rc)
 		return source_error(l, o, path, rc);
 	if ((rc = report_malformed(l, o, src_name(o, path), 1)))

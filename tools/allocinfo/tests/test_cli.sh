@@ -137,6 +137,40 @@ run "$F/v1.txt" >/dev/null
 "$A" "$F/v1.txt" >/dev/full 2>"$T/err"; rc=$?
 check "error: write error exits 1" eval '[ $rc = 1 ] && errhas "write error"'
 
+# ---- --core: a dump through the core reader ------------------------------
+# A stand-in reader: the real one (core/allocinfo-core, drgn) is checked
+# against a guest's dump by make test (scripts/postmortem-test.sh).  This
+# one records its arguments and prints a fixture, or fails as drgn would.
+cat >"$T/reader" <<EOF
+#!/bin/sh
+printf '%s\n' "\$@" >"$T/reader-args"
+case "\$*" in
+*bad.core*) echo "allocinfo-core: bad.core: not a kernel core dump" >&2; exit 2 ;;
+*--numa*) cat "$PWD/$F/numa.txt" ;;
+*) cat "$PWD/$F/v1.txt" ;;
+esac
+EOF
+chmod +x "$T/reader"
+"$A" -a "$F/v1.txt" >"$T/a" 2>/dev/null
+ALLOCINFO_CORE_READER=$T/reader run -a --core vm.core --vmlinux vmlinux
+check "core: --core shows the reader's rows as a file's" eval '[ $rc = 0 ] && cmp -s "$T/out" "$T/a"'
+check "core: the reader gets the dump and the vmlinux" eval '[ "$(tr "\n" " " <"$T/reader-args")" = "-- vm.core vmlinux " ]'
+"$A" --numa -f "$F/numa.txt" >"$T/a" 2>/dev/null
+ALLOCINFO_CORE_READER=$T/reader run --numa --core vm.core --vmlinux vmlinux
+check "core: --numa asks the reader for per-node rows" eval '[ $rc = 0 ] && cmp -s "$T/out" "$T/a" && head -1 "$T/reader-args" | grep -qx -- --numa'
+ALLOCINFO_CORE_READER=$T/reader run snapshot --core vm.core --vmlinux vmlinux -o "$T/snap"
+check "core: snapshot of a dump" eval '[ $rc = 0 ] && grep -q "__vmalloc_node_range" "$T/snap"'
+ALLOCINFO_CORE_READER=$T/reader run --core bad.core --vmlinux vmlinux
+check "core: the reader's failure is the command's, with its message" eval '[ $rc = 1 ] && errhas "not a kernel core dump" && errhas "bad.core: the core dump could not be read"'
+ALLOCINFO_CORE_READER=$T/no-such-reader run --core vm.core --vmlinux vmlinux
+check "core: a missing reader is named" eval '[ $rc = 1 ] && errhas "cannot run the core reader .*no-such-reader"'
+run --core vm.core
+check "core: --core without --vmlinux is a usage error" eval '[ $rc = 2 ] && errhas "go together"'
+run --core vm.core --vmlinux vmlinux -f "$F/v1.txt"
+check "core: --core with -f is a usage error" eval '[ $rc = 2 ] && errhas "either with -f or with --core"'
+run diff --core vm.core --vmlinux vmlinux "$F/v1.txt"
+check "core: --core with diff is a usage error" eval '[ $rc = 2 ] && errhas "default view and snapshot"'
+
 # ---- live file, sysctl, permissions ------------------------------------
 P=$T/proc
 mkdir -p "$P/sys/vm" "$P/sys/kernel/random"
