@@ -24,6 +24,7 @@ cp "$guest/init" "$stage/init"
 cp "$guest/lib.sh" "$stage/lib.sh"
 [ -f "$guest/demo.sh" ] && cp "$guest/demo.sh" "$stage/demo.sh"
 [ -f "$guest/bench.sh" ] && cp "$guest/bench.sh" "$stage/bench.sh"
+[ -f "$guest/postmortem.sh" ] && cp "$guest/postmortem.sh" "$stage/postmortem.sh"
 cp "$guest"/tests/*.sh "$stage/tests/" 2>/dev/null || true
 chmod +x "$stage/init"
 printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' >"$stage/etc/passwd"

@@ -73,6 +73,8 @@ D=$results/jobs
 			FRAGMENTS="prof-on packed-refs" "$S/config.sh" --tap
 		job sparse kernel-debug -- "$S/check-series.sh" --sparse debug
 		job off kernel-debug -- "$S/check-off.sh" off
+		# The post-mortem reader, against dumps of the debug kernel.
+		job postmortem kernel-debug tools -- "$S/postmortem-test.sh" "${KOUT:-$BUILD/kernel}/debug"
 	fi
 	for b in $("$S/boot-tests.sh" --names); do
 		job "boot-$b" "kernel-$("$S/boot-tests.sh" --kernel-of "$b")" -- "$S/boot-tests.sh" --one "$b"
