@@ -18,8 +18,15 @@
 # stock), and puts a table of both series' overheads side by side at its
 # head, spliced between the bench-peer markers of the document.
 #
+# BASE=CONFIG (x86_64) measures a distribution's configuration instead of
+# tinyconfig: bench-stock-base and bench-prof-base start from that .config
+# (Debian's amd64 one: /usr/src/linux-config-6.1/config.amd64_none_amd64.xz)
+# with its modules and debug information left out, boot as stock, never,
+# 0 and 1 into build/bench/runs-base and report-base.md, spliced between
+# the bench-base markers of the document.
+#
 # Environment: ARCH (x86_64 or arm64; every make of the kernel passes its
-# own ARCH), SERIES_SRC (patched tree; default: build/series made by
+# own ARCH), BASE, SERIES_SRC (patched tree; default: build/series made by
 # apply-series.sh), EXTRA and PEER (x86_64 only), ONLY (regex of
 # configurations to boot; the results of others from an earlier run stay
 # in the report), TIMEOUT, BENCH_DOC (the document to update; empty: none).
@@ -31,6 +38,11 @@ arch=${ARCH:-x86_64}
 use_arch "$arch"
 sfx=""
 [ "$KARCH" = x86_64 ] || sfx=-$KARCH
+if [ -n "${BASE:-}" ]; then
+	[ "$KARCH" = x86_64 ] || die "BASE= is measured on x86_64 only"
+	[ -f "$BASE" ] || die "no base config $BASE"
+	sfx=-base
+fi
 out=$BUILD/bench
 kout=$out/kernel
 runs=$out/runs$sfx
@@ -44,7 +56,9 @@ if [ -z "${SERIES_SRC:-}" ]; then
 	"$ROOT/scripts/apply-series.sh"
 	SERIES_SRC=$BUILD/series
 fi
-if [ "$KARCH" = x86_64 ]; then
+if [ "$sfx" = -base ]; then
+	kernels="bench-stock$sfx bench-prof$sfx"
+elif [ "$KARCH" = x86_64 ]; then
 	kernels="bench-stock bench-off bench-prof"
 	[ "${EXTRA:-0}" = 0 ] || kernels="$kernels bench-stats bench-notrace"
 else
@@ -55,7 +69,7 @@ for k in ${kernels#"bench-stock$sfx "}; do
 	SRC=$SERIES_SRC KOUT=$kout "$ROOT/scripts/build-kernel.sh" "$k"
 done
 peer=0
-if [ "${PEER:-0}" != 0 ] && [ "$KARCH" = x86_64 ]; then
+if [ "${PEER:-0}" != 0 ] && [ -z "$sfx" ]; then
 	peer=1 peer_src=$("$ROOT/scripts/source.sh" --peer)
 	for k in bench-peer-stock bench-peer-prof; do
 		SRC=$peer_src KOUT=$kout "$ROOT/scripts/build-kernel.sh" "$k"
@@ -136,7 +150,14 @@ pair() { # "CONFIG KERNEL [CMDLINE]" "CONFIG KERNEL [CMDLINE]"
 	[ $ra = 0 ] && [ $rb = 0 ]
 }
 pair "stock bench-stock$sfx" "stock-2 bench-stock$sfx"
-if [ "$KARCH" = x86_64 ]; then
+if [ -n "$sfx" ]; then
+	# arm64 and distribution configurations: the three modes of the one
+	# series kernel, page references wherever its layout puts them; the
+	# tracing and stacks variants stay x86_64 tinyconfig's.
+	pair "never bench-prof$sfx sysctl.vm.mem_profiling=never" \
+		"0 bench-prof$sfx sysctl.vm.mem_profiling=0"
+	boot 1 "bench-prof$sfx" sysctl.vm.mem_profiling=1
+else
 	pair "off bench-off" "never bench-prof sysctl.vm.mem_profiling=never"
 	pair "0 bench-prof sysctl.vm.mem_profiling=0" "1 bench-prof sysctl.vm.mem_profiling=1"
 	[ "${EXTRA:-0}" = 0 ] ||
@@ -157,17 +178,12 @@ if [ "$KARCH" = x86_64 ]; then
 		pair "stock bench-peer-stock" "never bench-peer-prof sysctl.vm.mem_profiling=never"
 		pair "0 bench-peer-prof sysctl.vm.mem_profiling=0" "1 bench-peer-prof sysctl.vm.mem_profiling=1"
 	fi
-else
-	# arm64 keeps page references in page_ext (no 1-page_ext), and the
-	# tracing and stacks variants stay x86_64's.
-	pair "never bench-prof$sfx sysctl.vm.mem_profiling=never" \
-		"0 bench-prof$sfx sysctl.vm.mem_profiling=0"
-	boot 1 "bench-prof$sfx" sysctl.vm.mem_profiling=1
 fi
 end=$(date +%s)
 
 note="builds $((built - start)) s, boots $((end - built)) s"
 [ "$KARCH" = x86_64 ] || note="\`$QEMU ${machine[*]}\`, $note"
+[ "$sfx" != -base ] || note="\`${BASE##*/}\`, $note"
 "$ROOT/scripts/bench-report.sh" "$runs" "$note" >"$report"
 # A report replaces what the document holds between its markers.
 doc=${BENCH_DOC-$ROOT/Documentation/benchmarks.md}

@@ -2,7 +2,10 @@
 # Build a kernel: tinyconfig plus the fragments listed for NAME in
 # scripts/configs/kernels, for its architecture (x86_64, or arm64 with the
 # cross compiler), out of tree, with ccache.  Fails, naming the option,
-# when something a fragment asks for did not land in .config.
+# when something a fragment asks for did not land in .config.  A kernel
+# whose list starts with 'base' starts from the .config in BASE instead
+# (a distribution's, .xz too), with the options it builds as modules left
+# out: a test guest loads none of them, and they are most of its build.
 #
 # Usage: build-kernel.sh [--config-only] [--tap] [--initramfs] NAME
 #   --config-only  make the .config and stop
@@ -10,7 +13,7 @@
 #   --initramfs    then make its test initramfs (mkinitramfs.sh), in
 #                  KOUT/NAME/initramfs.cpio.gz
 # Environment: SRC (source tree, default build/linux), KOUT (output parent,
-# default build/kernel), JOBS.  Under a make jobserver (make test) the
+# default build/kernel), BASE (for 'base' kernels), JOBS.  Under a make jobserver (make test) the
 # build takes its share of make's job slots instead of JOBS.
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -39,6 +42,14 @@ out=${KOUT:-$BUILD/kernel}/$name
 frags=$(awk -v n="$name" '$1 == n { for (i = 2; i <= NF; i++) if ($i !~ /^arch=/) printf " %s", $i }' \
 	"$ROOT/scripts/configs/kernels")
 [ -n "$frags" ] || die "no kernel '$name' in scripts/configs/kernels"
+base=""
+case "$frags" in
+" base "*)
+	frags=${frags#" base"}
+	base=${BASE:-}
+	[ -f "$base" ] || die "kernel '$name' starts from a distribution's .config: set BASE to one"
+	;;
+esac
 use_arch "$(kernel_arch "$name")"
 [ -f "$src/Makefile" ] || die "no source tree at $src: run 'make tree'"
 
@@ -58,7 +69,14 @@ case " ${MAKEFLAGS:-} " in *" --jobserver-auth="* | *" -j"*) jobs="" ;; esac
 
 mkdir -p "$out"
 rm -f "$out/.allocprof-built"
-kmake tinyconfig >/dev/null
+if [ -n "$base" ]; then
+	case "$base" in
+	*.xz) xzcat "$base" ;;
+	*) cat "$base" ;;
+	esac | sed -E 's/^(CONFIG_[A-Za-z0-9_]+)=m$/# \1 is not set/' >"$out/.config"
+else
+	kmake tinyconfig >/dev/null
+fi
 # shellcheck disable=SC2086
 "$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" $files >"$out/merge.log" 2>&1
 kmake olddefconfig >/dev/null
