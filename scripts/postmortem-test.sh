@@ -4,8 +4,10 @@
 # the vmcoreinfo note and fw_cfg) with allocprof.mode=postmortem, which
 # loads and unloads test modules and prints /proc/allocinfo; the host then
 # stops the guest, dumps it with QEMU's dump-guest-memory -p, and checks
-# that tools/allocinfo/core/allocinfo-core gives the guest's rows from the
-# dump, that allocinfo --core reads it, and that bad input gets its error.
+# that tools/allocinfo/core/allocinfo-core gives the guest's rows, per-node
+# rows and stacks from the dump, that allocinfo --core reads it, that bad
+# input gets its error, and that the dump of a guest that panicked out of
+# memory names the line that held it.
 # Prints TAP.  Logs and the dump stay in build/postmortem/.
 #
 # Usage: postmortem-test.sh KDIR
@@ -80,6 +82,7 @@ core=$log/live/vmcore
 tr -d '\r' <"$log/live/results.log" | awk -v d="$log" '
 	/^@@ALLOCINFO$/ { f = d "/guest.txt"; next }
 	/^@@ALLOCINFO_NUMA$/ { f = d "/guest-numa.txt"; next }
+	/^@@ALLOCINFO_STACKS$/ { f = d "/guest-stacks.txt"; next }
 	/^@@/ { f = ""; next }
 	f { print > f }'
 
@@ -88,9 +91,10 @@ site_of() {
 	sed -E 's/^ *-?[0-9]+ +[0-9]+ //; s/ total_calls:.* requested:[0-9]+//' "$1"
 }
 
-# The call sites that opening and reading /proc/allocinfo itself uses:
-# its file, dentry, inode, path name and seq_file, and their slab pages.
-read_path='fs/(file_table|seq_file|namei|dcache)\.c:|fs/proc/|mm/slub\.c:'
+# The call sites that opening and reading the files itself uses: their
+# file, dentry, inode, path name and seq_file, their slab pages, and the
+# buffer that /proc/allocinfo_stacks lists sites in.
+read_path='fs/(file_table|seq_file|namei|dcache)\.c:|fs/proc/|mm/slub\.c:|func:stacks_show '
 
 # compare NAME GUEST CORE: every row equal, but for those of the reads'
 # own open files, which the guest closed before it was dumped.
@@ -145,6 +149,18 @@ if [ -f "$log/guest-numa.txt" ]; then
 	fi
 fi
 
+if [ -f "$log/guest-stacks.txt" ]; then
+	st=0
+	/usr/bin/python3 "$reader" --stacks "$core" "$kdir/vmlinux" >"$log/core-stacks.txt" \
+		2>"$log/core-stacks.err" || st=$?
+	if [ $st = 0 ] && cmp -s "$log/guest-stacks.txt" "$log/core-stacks.txt" &&
+		grep -q '^stack ' "$log/core-stacks.txt"; then
+		tap ok "allocinfo_stacks: the armed site's $(grep -c '^stack ' "$log/core-stacks.txt") stacks, symbols and all, as the guest printed them"
+	else
+		tap fail "allocinfo-core --stacks" "status $st: $(head -c 200 "$log/core-stacks.err") $(diff "$log/guest-stacks.txt" "$log/core-stacks.txt" | head -4 | tr '\n' '|')"
+	fi
+fi
+
 # allocinfo --core: the command reads the dump as it reads a saved file.
 if [ -x "$tool" ]; then
 	st=0
@@ -165,12 +181,14 @@ bad() { # DESC STATUS PATTERN ARG...
 	local desc=$1 want=$2 pat=$3 st=0 msg
 	shift 3
 	msg=$(/usr/bin/python3 "$reader" "$@" 2>&1 >/dev/null) || st=$?
+	msg=$(printf '%s' "$msg" | tr '\n' ' ')
 	if [ $st = "$want" ] && printf '%s' "$msg" | grep -qE "$pat"; then
 		tap ok "$desc: status $st, '$msg'"
 	else
 		tap fail "$desc" "status $st (want $want), '$msg'"
 	fi
 }
+bad "no arguments" 1 "arguments are required"
 bad "a missing dump" 2 "no such file" "$log/none" "$kdir/vmlinux"
 bad "a file that is no core" 2 "no core: not a kernel core dump" "$kdir/vmlinux" "$kdir/vmlinux"
 head -c $(($(stat -c %s "$core") / 8)) "$core" >"$log/vmcore.truncated"

@@ -33,7 +33,7 @@ sleep 1
 # and then spin, so that the counters the host dumps are those printed,
 # but for the reads' own open files.  A first pass grows the shell's heap
 # to what printing takes, so that no page fault follows the reads.
-for f in /proc/allocinfo /proc/allocinfo_numa; do
+for f in /proc/allocinfo /proc/allocinfo_numa /proc/allocinfo_stacks; do
 	[ -r $f ] || continue
 	while IFS= read -r line; do echo "$line"; done <$f >/dev/null
 done
@@ -42,6 +42,10 @@ while IFS= read -r line; do echo "$line"; done </proc/allocinfo
 if [ -r /proc/allocinfo_numa ]; then
 	echo "@@ALLOCINFO_NUMA"
 	while IFS= read -r line; do echo "$line"; done </proc/allocinfo_numa
+fi
+if [ -r /proc/allocinfo_stacks ]; then
+	echo "@@ALLOCINFO_STACKS"
+	while IFS= read -r line; do echo "$line"; done </proc/allocinfo_stacks
 fi
 echo "@@DUMP"
 while :; do :; done
