@@ -191,6 +191,9 @@ bad() { # DESC STATUS PATTERN ARG...
 bad "no arguments" 1 "arguments are required"
 bad "a missing dump" 2 "no such file" "$log/none" "$kdir/vmlinux"
 bad "a file that is no core" 2 "no core: not a kernel core dump" "$kdir/vmlinux" "$kdir/vmlinux"
+printf 'KDUMP   ' >"$log/vmcore.kdump"
+bad "a kdump-compressed dump" 2 "kdump-compressed dump, which this reader does not read" \
+	"$log/vmcore.kdump" "$kdir/vmlinux"
 head -c $(($(stat -c %s "$core") / 8)) "$core" >"$log/vmcore.truncated"
 bad "a truncated dump" 2 "lacks memory|not a kernel core dump" "$log/vmcore.truncated" "$kdir/vmlinux"
 # Another kernel's vmlinux: this one with a byte of its build ID changed.
@@ -207,7 +210,7 @@ bad "a vmlinux that does not match the dump" 2 "does not match the dump" "$core"
 rm -f "$log/vmlinux.other"
 objcopy --strip-debug "$kdir/vmlinux" "$log/vmlinux.nodebug"
 bad "a vmlinux without debug information" 2 "no debug information" "$core" "$log/vmlinux.nodebug"
-rm -f "$log/vmlinux.nodebug" "$log/vmcore.truncated"
+rm -f "$log/vmlinux.nodebug" "$log/vmcore.truncated" "$log/vmcore.kdump"
 
 # A kernel that kept no profile: the same one booted with profiling off
 # for good (vm.mem_profiling=never, this kernel's default).
