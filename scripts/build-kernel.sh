@@ -13,8 +13,9 @@
 #   --initramfs    then make its test initramfs (mkinitramfs.sh), in
 #                  KOUT/NAME/initramfs.cpio.gz
 # Environment: SRC (source tree, default build/linux), KOUT (output parent,
-# default build/kernel), BASE (for 'base' kernels), JOBS.  Under a make jobserver (make test) the
-# build takes its share of make's job slots instead of JOBS.
+# default build/kernel), BASE (for 'base' kernels), JOBS.  Under a make
+# jobserver (make test) the build takes its share of make's job slots
+# instead of JOBS.
 set -eu
 . "$(dirname "$0")/lib.sh"
 

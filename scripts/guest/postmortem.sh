@@ -5,7 +5,7 @@
 # and dump it.  allocprof.postmortem=oom: fill a tmpfs until the kernel
 # runs out of memory and, with vm.panic_on_oom, panics, for the host to
 # dump what the memory went to.
-MODDIR=/modules
+. /lib.sh
 case " $(cat /proc/cmdline) " in
 *" allocprof.postmortem=oom "*)
 	sysctl -w vm.panic_on_oom=1
