@@ -6,8 +6,10 @@
  * reader allocinfo-core (drgn); this runs it and hands its output, text
  * in the /proc/allocinfo format, to the read and scan functions.
  */
-#define _POSIX_C_SOURCE 200809L
+/* pipe2(): neither end of the reader's pipe may leak into other programs */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
@@ -45,7 +47,7 @@ struct allocinfo_core *allocinfo_core_open(const char *core, const char *vmlinux
 	c = malloc(sizeof(*c));
 	if (!c)
 		return NULL;
-	if (pipe(pipefd)) {
+	if (pipe2(pipefd, O_CLOEXEC)) {
 		free(c);
 		return NULL;
 	}
@@ -56,11 +58,10 @@ struct allocinfo_core *allocinfo_core_open(const char *core, const char *vmlinux
 	argv[i++] = (char *)core;
 	argv[i++] = (char *)vmlinux;
 	argv[i] = NULL;
+	/* The reader keeps only the copy of the write end on its stdout. */
 	rc = posix_spawn_file_actions_init(&actions);
 	if (!rc)
 		rc = posix_spawn_file_actions_adddup2(&actions, pipefd[1], STDOUT_FILENO);
-	if (!rc)
-		rc = posix_spawn_file_actions_addclose(&actions, pipefd[0]);
 	if (!rc)
 		rc = posix_spawnp(&c->pid, argv[0], &actions, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&actions);

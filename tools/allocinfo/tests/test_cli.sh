@@ -144,6 +144,9 @@ check "error: write error exits 1" eval '[ $rc = 1 ] && errhas "write error"'
 cat >"$T/reader" <<EOF
 #!/bin/sh
 printf '%s\n' "\$@" >"$T/reader-args"
+out=\$(readlink /proc/\$\$/fd/1) n=0
+for f in /proc/\$\$/fd/*; do [ "\$(readlink "\$f")" != "\$out" ] || n=\$((n + 1)); done
+echo \$n >"$T/reader-pipe-fds"
 case "\$*" in
 *bad.core*) echo "allocinfo-core: bad.core: not a kernel core dump" >&2; exit 2 ;;
 *--numa*) cat "$PWD/$F/numa.txt" ;;
@@ -155,6 +158,7 @@ chmod +x "$T/reader"
 ALLOCINFO_CORE_READER=$T/reader run -a --core vm.core --vmlinux vmlinux
 check "core: --core shows the reader's rows as a file's" eval '[ $rc = 0 ] && cmp -s "$T/out" "$T/a"'
 check "core: the reader gets the dump and the vmlinux" eval '[ "$(tr "\n" " " <"$T/reader-args")" = "-- vm.core vmlinux " ]'
+check "core: the reader holds one end of its pipe, its stdout" eval '[ "$(cat "$T/reader-pipe-fds")" = 1 ]'
 "$A" --numa -f "$F/numa.txt" >"$T/a" 2>/dev/null
 ALLOCINFO_CORE_READER=$T/reader run --numa --core vm.core --vmlinux vmlinux
 check "core: --numa asks the reader for per-node rows" eval '[ $rc = 0 ] && cmp -s "$T/out" "$T/a" && head -1 "$T/reader-args" | grep -qx -- --numa'
