@@ -6,8 +6,10 @@
 # stops the guest, dumps it with QEMU's dump-guest-memory -p, and checks
 # that tools/allocinfo/core/allocinfo-core gives the guest's rows, per-node
 # rows and stacks from the dump, that allocinfo --core reads it, that bad
-# input gets its error, and that the dump of a guest that panicked out of
-# memory names the line that held it.
+# input gets its error (a kernel without profiling, from a vmlinux with its
+# tag type renamed), that a dump without a module's strings keeps its
+# rows unresolved (scripts/postmortem-cut.py), and that the dump of a guest
+# that panicked out of memory names the line that held it.
 # Prints TAP.  Logs and the dump stay in build/postmortem/.
 #
 # Usage: postmortem-test.sh KDIR
@@ -211,13 +213,43 @@ rm -f "$log/vmlinux.other"
 objcopy --strip-debug "$kdir/vmlinux" "$log/vmlinux.nodebug"
 bad "a vmlinux without debug information" 2 "no debug information" "$core" "$log/vmlinux.nodebug"
 rm -f "$log/vmlinux.nodebug" "$log/vmcore.truncated" "$log/vmcore.kdump"
+# A kernel built without profiling: this vmlinux with alloc_tag_cttype
+# renamed in its symbols and debug information, so that it has none.
+/usr/bin/python3 - "$kdir/vmlinux" "$log/vmlinux.noprof" <<'PY'
+import sys
+image = open(sys.argv[1], "rb").read()
+open(sys.argv[2], "wb").write(image.replace(b"alloc_tag_cttype\0", b"alloc_tag_cttypX\0"))
+PY
+bad "a vmlinux of a kernel without profiling" 3 "no allocation profiling" "$core" "$log/vmlinux.noprof"
+rm -f "$log/vmlinux.noprof"
+
+# A dump that lacks a module's strings: its rows stay, counts and all,
+# named by line and module.
+st=0
+page=$(/usr/bin/python3 "$ROOT/scripts/postmortem-cut.py" "$core" "$kdir/vmlinux" \
+	"$log/vmcore.cut" allocprof_test 2>"$log/cut.err") &&
+	/usr/bin/python3 "$reader" "$log/vmcore.cut" "$kdir/vmlinux" >"$log/core-cut.txt" \
+		2>"$log/core-cut.err" || st=$?
+if [ -f "$log/core.txt" ]; then
+	# What the full dump's rows become without the strings.
+	sed -E '/ unloaded:yes$/!s#^( *-?[0-9]+ +[0-9]+ )[^ ]+:([0-9]+) \[allocprof_test\] func:[^ ]+#\1unresolved:\2 [allocprof_test] func:unresolved#' \
+		"$log/core.txt" >"$log/core-cut.want"
+	unresolved=$(grep -c '^ *-\?[0-9]* *[0-9]* unresolved:' "$log/core-cut.txt" || true)
+	if [ -n "$page" ] && [ $st = 0 ] && [ "$unresolved" -gt 0 ] &&
+		cmp -s "$log/core-cut.want" "$log/core-cut.txt"; then
+		tap ok "a dump without allocprof_test's strings (page $page): its $unresolved rows unresolved, counts kept, the rest equal"
+	else
+		tap fail "a dump without a module's strings" "status $st, page '$page' $(head -c 200 "$log/cut.err" "$log/core-cut.err" 2>/dev/null) $(diff "$log/core-cut.want" "$log/core-cut.txt" | head -4 | tr '\n' '|')"
+	fi
+fi
+rm -f "$log/vmcore.cut"
 
 # A kernel that kept no profile: the same one booted with profiling off
 # for good (vm.mem_profiling=never, this kernel's default).
 if dump never 256 results '^@@DUMP' panic=-1; then
-	bad "a dump of a kernel without profiling" 3 "off for good" "$log/never/vmcore" "$kdir/vmlinux"
+	bad "a dump of a kernel booted with profiling never" 3 "off for good" "$log/never/vmcore" "$kdir/vmlinux"
 else
-	tap fail "a dump of a kernel without profiling" "no dump (logs in $log/never)"
+	tap fail "a dump of a kernel booted with profiling never" "no dump (logs in $log/never)"
 fi
 rm -f "$log/never/vmcore"
 
