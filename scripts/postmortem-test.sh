@@ -7,9 +7,12 @@
 # that tools/allocinfo/core/allocinfo-core gives the guest's rows, per-node
 # rows and stacks from the dump, that allocinfo --core reads it, that bad
 # input gets its error (a kernel without profiling, from a vmlinux with its
-# tag type renamed), that a dump without a module's strings keeps its
-# rows unresolved (scripts/postmortem-cut.py), and that the dump of a guest
-# that panicked out of memory names the line that held it.
+# tag type renamed), that the same dump compressed and filtered by
+# makedumpfile, as kdump writes vmcores (scripts/postmortem-vmcore.py lays
+# it out as /proc/vmcore for it), gives the same output, that a dump
+# without a module's strings keeps its rows unresolved
+# (scripts/postmortem-cut.py), and that the dump of a guest that panicked
+# out of memory names the line that held it.
 # Prints TAP.  Logs and the dump stay in build/postmortem/.
 #
 # Usage: postmortem-test.sh KDIR
@@ -193,9 +196,9 @@ bad() { # DESC STATUS PATTERN ARG...
 bad "no arguments" 1 "arguments are required"
 bad "a missing dump" 2 "no such file" "$log/none" "$kdir/vmlinux"
 bad "a file that is no core" 2 "no core: not a kernel core dump" "$kdir/vmlinux" "$kdir/vmlinux"
-printf 'KDUMP   ' >"$log/vmcore.kdump"
-bad "a kdump-compressed dump" 2 "kdump-compressed dump, which this reader does not read" \
-	"$log/vmcore.kdump" "$kdir/vmlinux"
+printf 'makedumpfile\0\0\0\0' >"$log/vmcore.flat"
+bad "a flattened makedumpfile dump" 2 "flattened makedumpfile dump.*makedumpfile -R" \
+	"$log/vmcore.flat" "$kdir/vmlinux"
 head -c $(($(stat -c %s "$core") / 8)) "$core" >"$log/vmcore.truncated"
 bad "a truncated dump" 2 "lacks memory|not a kernel core dump" "$log/vmcore.truncated" "$kdir/vmlinux"
 # Another kernel's vmlinux: this one with a byte of its build ID changed.
@@ -212,7 +215,7 @@ bad "a vmlinux that does not match the dump" 2 "does not match the dump" "$core"
 rm -f "$log/vmlinux.other"
 objcopy --strip-debug "$kdir/vmlinux" "$log/vmlinux.nodebug"
 bad "a vmlinux without debug information" 2 "no debug information" "$core" "$log/vmlinux.nodebug"
-rm -f "$log/vmlinux.nodebug" "$log/vmcore.truncated" "$log/vmcore.kdump"
+rm -f "$log/vmlinux.nodebug" "$log/vmcore.truncated" "$log/vmcore.flat"
 # A kernel built without profiling: this vmlinux with alloc_tag_cttype
 # renamed in its symbols and debug information, so that it has none.
 /usr/bin/python3 - "$kdir/vmlinux" "$log/vmlinux.noprof" <<'PY'
@@ -222,6 +225,40 @@ open(sys.argv[2], "wb").write(image.replace(b"alloc_tag_cttype\0", b"alloc_tag_c
 PY
 bad "a vmlinux of a kernel without profiling" 3 "no allocation profiling" "$core" "$log/vmlinux.noprof"
 rm -f "$log/vmlinux.noprof"
+
+# kdump's own format: the dump laid out as a capture kernel's /proc/vmcore,
+# then compressed and filtered by makedumpfile as kdump setups run it
+# (-c -d 31: zlib, without free, cache, user and zero pages).
+if command -v makedumpfile >/dev/null; then
+	st=0
+	/usr/bin/python3 "$ROOT/scripts/postmortem-vmcore.py" "$core" "$log/vmcore.elf" &&
+		makedumpfile -c -d 31 "$log/vmcore.elf" "$log/vmcore.kdump" >"$log/makedumpfile.log" 2>&1 ||
+		st=$?
+	rm -f "$log/vmcore.elf"
+	if [ $st = 0 ] && [ -s "$log/vmcore.kdump" ]; then
+		size=$(($(stat -c %s "$log/vmcore.kdump") >> 10))
+		for view in "" --numa --stacks; do
+			want=$log/core${view:+-${view#--}}.txt
+			[ -f "$want" ] || continue
+			st=0
+			/usr/bin/python3 "$reader" $view "$log/vmcore.kdump" "$kdir/vmlinux" \
+				>"$log/kdump${view:+-${view#--}}.txt" 2>"$log/kdump.err" || st=$?
+			if [ $st = 0 ] && cmp -s "$want" "$log/kdump${view:+-${view#--}}.txt"; then
+				tap ok "a kdump-compressed vmcore (makedumpfile -c -d 31, $size KiB)${view:+ $view}: what the ELF dump gives"
+			else
+				tap fail "a kdump-compressed vmcore${view:+ $view}" "status $st: $(head -c 300 "$log/kdump.err")"
+			fi
+		done
+		head -c $(($(stat -c %s "$log/vmcore.kdump") / 2)) "$log/vmcore.kdump" >"$log/vmcore.kdump-half"
+		bad "a truncated kdump-compressed dump" 2 "lacks memory|truncated" \
+			"$log/vmcore.kdump-half" "$kdir/vmlinux"
+		rm -f "$log/vmcore.kdump-half"
+	else
+		tap fail "makedumpfile -c -d 31 of the dump" "status $st: $(tail -3 "$log/makedumpfile.log" | tr '\n' ' ')"
+	fi
+else
+	tap fail "a kdump-compressed vmcore" "makedumpfile is not installed: run 'make deps'"
+fi
 
 # A dump that lacks a module's strings: its rows stay, counts and all,
 # named by line and module.
