@@ -1,7 +1,7 @@
 #!/bin/bash
 # make test: the post-mortem reader against a dump of a running guest.
 # Boots KDIR (a kernel with the postmortem fragment: debug information,
-# the vmcoreinfo note and fw_cfg) with allocprof.mode=postmortem, which
+# the vmcoreinfo note, fw_cfg, /proc/kcore) with allocprof.mode=postmortem, which
 # loads and unloads test modules and prints /proc/allocinfo; the host then
 # stops the guest, dumps it with QEMU's dump-guest-memory -p, and checks
 # that tools/allocinfo/core/allocinfo-core gives the guest's rows, per-node
@@ -9,7 +9,8 @@
 # input gets its error (a kernel without profiling, from a vmlinux with its
 # tag type renamed), that the same dump compressed and filtered by
 # makedumpfile, as kdump writes vmcores (scripts/postmortem-vmcore.py lays
-# it out as /proc/vmcore for it), gives the same output, that a dump
+# it out as /proc/vmcore for it), gives the same output, that the reader
+# run inside a guest reads its live /proc/kcore, that a dump
 # without a module's strings keeps its rows unresolved
 # (scripts/postmortem-cut.py), and that the dump of a guest that panicked
 # out of memory names the line that held it.
@@ -258,6 +259,78 @@ if command -v makedumpfile >/dev/null; then
 	fi
 else
 	tap fail "a kdump-compressed vmcore" "makedumpfile is not installed: run 'make deps'"
+fi
+
+# /proc/kcore: the reader inside a guest, on its live kernel.  What the
+# host's Python and drgn open to read the dump above (strace), the ELF
+# interpreter, the reader and the vmlinux go into a second initramfs
+# archive after the guest's; the guest runs the reader, then reads
+# /proc/allocinfo itself.  Its counters move between the two (the reader
+# allocates), but the call sites must be the same, and the test modules'
+# rows, which nothing touches meanwhile, equal.
+kcore_payload() { # OUT
+	local stage=$log/kcore-root f target
+	rm -rf "$stage"
+	mkdir -p "$stage"
+	strace -f -qq -e trace=file -o "$log/reader.strace" \
+		/usr/bin/python3 "$reader" "$core" "$kdir/vmlinux" >/dev/null || return 1
+	{
+		# The system's files only: not the dump, the vmlinux or the reader.
+		grep -v ENOENT "$log/reader.strace" | grep -o '"/[^"]*"' | tr -d '"' |
+			awk -v root="$ROOT/" -v build="$BUILD/" '/^\/(usr|lib|lib64|etc)\// &&
+				index($0, root) != 1 && index($0, build) != 1' | sort -u
+		readelf -l /usr/bin/python3 | sed -n 's/.*interpreter: \(.*\)]/\1/p'
+	} | while read -r f; do
+		# Symbolic links stay links, with what they point to.
+		while [ -f "$f" ]; do
+			mkdir -p "$stage${f%/*}"
+			cp -P "$f" "$stage$f"
+			[ -L "$f" ] || break
+			target=$(readlink "$f")
+			case $target in /*) f=$target ;; *) f=${f%/*}/$target ;; esac
+		done
+	done
+	cp "$reader" "$stage/allocinfo-core"
+	cp "$kdir/vmlinux" "$stage/vmlinux"
+	(cd "$stage" && find . | cpio -o -H newc --quiet) | gzip -1 >"$1"
+	rm -rf "$stage"
+}
+if ! command -v strace >/dev/null; then
+	tap fail "allocinfo-core on a live /proc/kcore" "strace is not installed: run 'make deps'"
+elif kcore_payload "$log/kcore.cpio.gz"; then
+	d=$log/kcore
+	mkdir -p "$d"
+	cat "$initrd" "$log/kcore.cpio.gz" >"$d/initrd.cpio.gz"
+	rm -f "$log/kcore.cpio.gz"
+	timeout 900 "$QEMU" -nodefaults -display none -no-reboot -m 512 \
+		-smp 2,sockets=2,cores=1,threads=1 -kernel "$kdir/$KIMAGE" -initrd "$d/initrd.cpio.gz" \
+		-serial "file:$d/console.log" -serial "file:$d/results.log" \
+		-append "console=ttyS0 tsc=reliable panic=-1 kunit.filter_glob=none allocprof.mode=postmortem allocprof.postmortem=kcore sysctl.vm.mem_profiling=1" \
+		</dev/null >"$d/qemu.log" 2>&1 || true
+	rm -f "$d/initrd.cpio.gz"
+	tr -d '\r' <"$d/results.log" | awk -v d="$d" '
+		/^@@KCORE$/ { f = d "/core.txt"; next }
+		/^@@KCORE_STATUS / { print $2 > (d "/status"); f = ""; next }
+		/^@@ALLOCINFO$/ { f = d "/guest.txt"; next }
+		/^@@KCORE_ERR$/ { f = d "/core.err"; next }
+		/^@@/ { f = ""; next }
+		f { print > f }'
+	st=$(cat "$d/status" 2>/dev/null || echo none)
+	modrows='\[allocprof_(test|keeper|stacks_test)\]'
+	if [ "$st" != 0 ]; then
+		tap fail "allocinfo-core on a live /proc/kcore" "status $st: $(head -c 300 "$d/core.err" 2>/dev/null)"
+	elif ! cmp -s <(site_of "$d/guest.txt") <(site_of "$d/core.txt"); then
+		tap fail "allocinfo-core on a live /proc/kcore: the guest's call sites" \
+			"$(diff <(site_of "$d/guest.txt") <(site_of "$d/core.txt") | head -4 | tr '\n' '|')"
+	elif ! grep -Eq "$modrows" "$d/core.txt" ||
+		! cmp -s <(grep -E "$modrows" "$d/guest.txt") <(grep -E "$modrows" "$d/core.txt"); then
+		tap fail "allocinfo-core on a live /proc/kcore: the test modules' rows" \
+			"$(diff <(grep -E "$modrows" "$d/guest.txt") <(grep -E "$modrows" "$d/core.txt") | head -4 | tr '\n' '|')"
+	else
+		tap ok "allocinfo-core on a guest's live /proc/kcore: its $(($(wc -l <"$d/core.txt") - 2)) call sites, and the test modules' $(grep -Ec "$modrows" "$d/core.txt") rows equal"
+	fi
+else
+	tap fail "allocinfo-core on a live /proc/kcore" "no reader payload (strace of the reader failed)"
 fi
 
 # A dump that lacks a module's strings: its rows stay, counts and all,

@@ -1,10 +1,12 @@
 # allocprof.mode=postmortem (scripts/postmortem-test.sh).  By default:
 # leave module rows of both kinds behind, a loaded module's and an
-# unloaded one's that still holds pages, arm a call site for stacks, print /proc/allocinfo (and
-# allocinfo_numa) as read now, then wait for the host to stop the guest
-# and dump it.  allocprof.postmortem=oom: fill a tmpfs until the kernel
-# runs out of memory and, with vm.panic_on_oom, panics, for the host to
-# dump what the memory went to.
+# unloaded one's that still holds pages, arm a call site for stacks,
+# print /proc/allocinfo (and allocinfo_numa) as read now, then wait for
+# the host to stop the guest and dump it.  allocprof.postmortem=oom: fill
+# a tmpfs until the kernel runs out of memory and, with vm.panic_on_oom,
+# panics, for the host to dump what the memory went to.
+# allocprof.postmortem=kcore: read this kernel's /proc/kcore with the
+# reader instead (below).
 . /lib.sh
 case " $(cat /proc/cmdline) " in
 *" allocprof.postmortem=oom "*)
@@ -29,6 +31,22 @@ if [ -w /proc/sys/vm/mem_profiling_stacks ]; then
 	echo alloc >/proc/allocprof_stacks_test
 fi
 sleep 1
+# allocprof.postmortem=kcore: the reader on this live kernel's /proc/kcore
+# (Python, drgn, the reader and the vmlinux come in a second initramfs
+# archive, scripts/postmortem-test.sh), then /proc/allocinfo as read right
+# after it, for the host to compare.
+case " $(cat /proc/cmdline) " in
+*" allocprof.postmortem=kcore "*)
+	echo "@@KCORE"
+	/usr/bin/python3 /allocinfo-core /proc/kcore /vmlinux 2>/tmp/kcore.err
+	echo "@@KCORE_STATUS $?"
+	echo "@@ALLOCINFO"
+	cat /proc/allocinfo
+	echo "@@KCORE_ERR"
+	cat /tmp/kcore.err
+	exit 0
+	;;
+esac
 # From here on nothing forks: the shell's builtins print the files as read
 # and then spin, so that the counters the host dumps are those printed,
 # but for the reads' own open files.  A first pass grows the shell's heap
