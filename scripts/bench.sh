@@ -23,11 +23,15 @@
 # (Debian's amd64 one: /usr/src/linux-config-6.1/config.amd64_none_amd64.xz)
 # with its modules and debug information left out, boot as stock, never,
 # 0 and 1 into build/bench/runs-base and report-base.md, spliced between
-# the bench-base markers of the document.
+# the bench-base markers of the document.  PACKED=1 with BASE builds both
+# with packed-refs' choices (scripts/configs/packed-refs.config), which
+# leave page flags room for packed page references on Debian's amd64
+# configuration: bench-stock-base-packed and bench-prof-base-packed, into
+# runs-base-packed, report-base-packed.md and the bench-base-packed markers.
 #
 # Environment: ARCH (x86_64 or arm64; every make of the kernel passes its
-# own ARCH), BASE, SERIES_SRC (patched tree; default: build/series made by
-# apply-series.sh), EXTRA and PEER (x86_64 only), ONLY (regex of
+# own ARCH), BASE, PACKED, SERIES_SRC (patched tree; default: build/series
+# made by apply-series.sh), EXTRA and PEER (x86_64 only), ONLY (regex of
 # configurations to boot; the results of others from an earlier run stay
 # in the report), TIMEOUT, BENCH_DOC (the document to update; empty: none).
 set -eu
@@ -42,6 +46,9 @@ if [ -n "${BASE:-}" ]; then
 	[ "$KARCH" = x86_64 ] || die "BASE= is measured on x86_64 only"
 	[ -f "$BASE" ] || die "no base config $BASE"
 	sfx=-base
+	[ "${PACKED:-0}" = 0 ] || sfx=-base-packed
+elif [ "${PACKED:-0}" != 0 ]; then
+	die "PACKED=1 packs page references on a distribution's configuration: set BASE too"
 fi
 out=$BUILD/bench
 kout=$out/kernel
@@ -56,7 +63,7 @@ if [ -z "${SERIES_SRC:-}" ]; then
 	"$ROOT/scripts/apply-series.sh"
 	SERIES_SRC=$BUILD/series
 fi
-if [ "$sfx" = -base ]; then
+if [ -n "${BASE:-}" ]; then
 	kernels="bench-stock$sfx bench-prof$sfx"
 elif [ "$KARCH" = x86_64 ]; then
 	kernels="bench-stock bench-off bench-prof"
@@ -183,7 +190,10 @@ end=$(date +%s)
 
 note="builds $((built - start)) s, boots $((end - built)) s"
 [ "$KARCH" = x86_64 ] || note="\`$QEMU ${machine[*]}\`, $note"
-[ "$sfx" != -base ] || note="\`${BASE##*/}\`, $note"
+case $sfx in
+-base) note="\`${BASE##*/}\`, $note" ;;
+-base-packed) note="\`${BASE##*/}\` with packed-refs, $note" ;;
+esac
 "$ROOT/scripts/bench-report.sh" "$runs" "$note" >"$report"
 # A report replaces what the document holds between its markers.
 doc=${BENCH_DOC-$ROOT/Documentation/benchmarks.md}
