@@ -6,15 +6,14 @@
 # Usage: postmortem-cut.py CORE VMLINUX OUT MODULE
 # Prints the physical page it left out; fails if the module's tags or its
 # codetag_module share that page (the rows themselves would be gone).
+import os
 import struct
 import sys
 
 import drgn
 from drgn.helpers.linux.list import list_for_each_entry
 
-PT_LOAD = 1
-PAGE = 4096
-PHDR = "<IIQQQQQQ"  # type, flags, offset, vaddr, paddr, filesz, memsz, align
+from postmortem_elf import PAGE, PHDR, PT_LOAD, copy, read_headers
 
 core, vmlinux, out, module = sys.argv[1:5]
 prog = drgn.Program()
@@ -31,12 +30,7 @@ for needed in (cmod.start.value_(), cmod.stop.value_() - 1, cmod.value_()):
         sys.exit(f"{module}'s strings share a page with its tags")
 
 with open(core, "rb") as f:
-    ehdr = f.read(64)
-    phoff, = struct.unpack_from("<Q", ehdr, 32)
-    phentsize, phnum = struct.unpack_from("<HH", ehdr, 54)
-    f.seek(phoff)
-    table = f.read(phentsize * phnum)
-phdrs = [list(struct.unpack_from(PHDR, table, i * phentsize)) for i in range(phnum)]
+    _, phdrs = read_headers(f)
 
 # The physical page behind the strings, from the segment mapping them.
 phys = next((p[4] + strings - p[3] for p in phdrs
@@ -60,8 +54,7 @@ for typ, flags, off, va, pa, size, memsz, align in phdrs:
         kept.append([typ, flags, off + at, va + at, pa + at, tail, tail, align])
 
 with open(core, "rb") as src, open(out, "wb") as dst:
-    while chunk := src.read(1 << 24):
-        dst.write(chunk)
+    copy(src, dst, 0, os.fstat(src.fileno()).st_size)
     table_at = (dst.tell() + 7) & ~7
     dst.seek(table_at)
     for p in kept:

@@ -9,18 +9,13 @@
 import struct
 import sys
 
-PT_LOAD, PT_NOTE = 1, 4
-PHDR = "<IIQQQQQQ"  # type, flags, offset, vaddr, paddr, filesz, memsz, align
+from postmortem_elf import PHDR, PT_LOAD, PT_NOTE, copy, read_headers
+
 DIRECT_MAP = 0xffff888000000000
 
 core, out = sys.argv[1:3]
 with open(core, "rb") as src:
-    ehdr = bytearray(src.read(64))
-    phoff, = struct.unpack_from("<Q", ehdr, 32)
-    phentsize, phnum = struct.unpack_from("<HH", ehdr, 54)
-    src.seek(phoff)
-    table = src.read(phentsize * phnum)
-    phdrs = [struct.unpack_from(PHDR, table, i * phentsize) for i in range(phnum)]
+    ehdr, phdrs = read_headers(src)
     note = next(p for p in phdrs if p[0] == PT_NOTE)
     loads = [p for p in phdrs if p[0] == PT_LOAD and p[3] == DIRECT_MAP + p[4]]
     if not loads:
@@ -44,11 +39,4 @@ with open(core, "rb") as src:
         dst.write(note_data)
         dst.seek(data_at)
         for load in loads:
-            src.seek(load[2])
-            left = load[5]
-            while left:
-                chunk = src.read(min(left, 1 << 24))
-                if not chunk:
-                    sys.exit(f"{core}: truncated")
-                dst.write(chunk)
-                left -= len(chunk)
+            copy(src, dst, load[2], load[5])
