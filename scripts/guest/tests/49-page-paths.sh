@@ -11,8 +11,8 @@
 #    row when compaction migrates them through movable_ops;
 #  - hugetlb pool pages are charged to alloc_buddy_huge_page() while in
 #    the pool, also across compaction, and uncharged when the pool shrinks;
-#    a gigantic page (alloc_gigantic_page) demoted to 2 MiB pages keeps its
-#    bytes, as one call per 2 MiB page.
+#    a gigantic page (alloc_gigantic_page), one call while in the pool,
+#    demoted to 2 MiB pages keeps its bytes, as one call per 2 MiB page.
 # Deltas of the rows are checked exactly, with the expected values taken
 # from /proc/meminfo or the device's statistics where the kernel chooses.
 
@@ -209,9 +209,10 @@ pp_hugetlb() {
 	pp_expect "hugetlb pool pages uncharged when freed" $pp_bh "$pp_base"
 }
 
-# A gigantic page from alloc_contig_pages() is charged page by page, as it
-# is freed so; demoting it to 2 MiB pages turns that into one call per
-# 2 MiB page, each freed as one block when the 2 MiB pool shrinks.  Needs
+# A gigantic page from alloc_contig_pages(), charged page by page, is one
+# charge of its head page while hugetlb holds it; demoting it to 2 MiB
+# pages splits that into one call per 2 MiB page, each freed as one block
+# when the 2 MiB pool shrinks.  Needs
 # CONTIG_ALLOC, a CPU with 1 GiB pages and a free, aligned GiB.
 pp_demote() {
 	pp_g=/sys/kernel/mm/hugepages/hugepages-1048576kB
@@ -229,8 +230,8 @@ pp_demote() {
 		t_skip "hugetlb demotion" "no free GiB for a gigantic page"
 		return 0
 	fi
-	pp_expect "gigantic page charged per 4 KiB page" $pp_gg \
-		"$(pp_add "$pp_base" $((1 << 30)) $((1 << 18)))"
+	pp_expect "gigantic page charged as one call" $pp_gg \
+		"$(pp_add "$pp_base" $((1 << 30)) 1)"
 	echo 1 >$pp_g/demote
 	t_eq "gigantic page demoted to 512 huge pages" "0 $((pp_n0 + 512))" \
 		"$(cat $pp_g/nr_hugepages) $(cat $pp_h/nr_hugepages)"

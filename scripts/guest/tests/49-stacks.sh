@@ -33,7 +33,9 @@ st_split() {
 	awk -v site="$1" '
 	function flush() { if (who != "") { b[who] += sb; c[who] += sc }; who = "" }
 	$1 == "site" { flush(); cur = ($4 == site)
-		if (cur) { tb = $2; tc = $3; comp = $NF } next }
+		if (cur) { tb = $2; tc = $3
+			for (i = 5; i <= NF; i++) if ($i ~ /^complete:/) comp = $i }
+		next }
 	!cur { next }
 	$1 == "unrecorded" { flush(); ub = $2; uc = $3; next }
 	$1 == "stack" { flush(); sb = $2; sc = $3; who = "other"; first = 1; next }
