@@ -1,6 +1,7 @@
 # Allocation APIs beyond kmalloc and the page allocator: the
 # allocprof_cov_test module calls vmalloc, kvmalloc, string and user-copy
-# helpers, mempool, rhashtable and kfifo APIs, each from its own line,
+# helpers, mempool, rhashtable, kfifo, devm and DMA APIs (the DMA buffers
+# from CMA on kernels with DMA_CMA), each from its own line,
 # and tells which /proc/allocinfo row (file:line [allocprof_cov_test])
 # must show which bytes and calls (see the module for what a row
 # counts).  Checked: rows exact while alive (zero when profiling is
@@ -38,7 +39,7 @@ cv_check() {
 
 # Rows of the allocators' own nested calls: all use _noprof variants now.
 cv_internal_rows() {
-	grep -E ' func:(vm_area_alloc_pages|__vmalloc_area_node|__vmalloc_node(_range)?(_noprof)?|kvmalloc_node(_noprof)?|kstrn?dup(_const)?(_noprof)?|kmemdup(_nul)?(_noprof)?|k?v?asprintf(_const)?(_noprof)?|v?memdup_user(_nul)?(_noprof)?|strndup_user(_noprof)?|mempool_(init_node|create_node|resize|alloc|kmalloc|alloc_slab|alloc_pages)(_noprof)?|bucket_table_alloc|nested_table_alloc|nested_bucket_table_alloc|__kfifo_alloc(_noprof)?)( total_calls:[0-9]+ total_bytes:[0-9]+ failed:[0-9]+ requested:[0-9]+)? *$' \
+	grep -E ' func:(vm_area_alloc_pages|__vmalloc_area_node|__vmalloc_node(_range)?(_noprof)?|kvmalloc_node(_noprof)?|kstrn?dup(_const)?(_noprof)?|kmemdup(_nul)?(_noprof)?|k?v?asprintf(_const)?(_noprof)?|v?memdup_user(_nul)?(_noprof)?|strndup_user(_noprof)?|mempool_(init_node|create_node|resize|alloc|kmalloc|alloc_slab|alloc_pages)(_noprof)?|bucket_table_alloc|nested_table_alloc|nested_bucket_table_alloc|__kfifo_alloc(_noprof)?|__dma_direct_alloc_pages|dma_common_alloc_pages|cma_alloc_aligned|dmam_alloc_attrs(_noprof)?)( total_calls:[0-9]+ total_bytes:[0-9]+ failed:[0-9]+ requested:[0-9]+)? *$' \
 		/proc/allocinfo 2>/dev/null | awk '$1 != 0 || $2 != 0'
 }
 

@@ -4,7 +4,10 @@
 # /proc/allocinfo_stacks splits its /proc/allocinfo row exactly by the
 # two callers, and returns to zero when the objects are freed.  Also:
 # bad writes get their errors, only root arms and reads, at most 8 sites
-# are armed, and unloading a module disarms its sites.
+# are armed, and unloading a module disarms its sites.  A stack through a
+# module that is unloaded while its objects live (allocprof_keeper holds
+# them) is listed by its frames' names, also after another module loads,
+# perhaps at the same address; never as bare addresses.
 
 ctl=/proc/sys/vm/mem_profiling_stacks
 if [ ! -e /proc/allocinfo ]; then
@@ -111,3 +114,31 @@ t_eq "no site of the module listed" 0 \
 	"$(grep -c '\[allocprof_stacks_test\]' /proc/allocinfo_stacks)"
 t_eq "no unload warning" "" \
 	"$(dmesg | grep 'module allocprof_stacks_test unloaded with' | head -1)"
+
+# st_frames SITE: the frames of SITE's listed stacks
+st_frames() {
+	awk -v site="$1" '$1 == "site" { cur = ($4 == site); next }
+		cur && /^\t/' /proc/allocinfo_stacks
+}
+
+have_module "stacks through a gone module" allocprof_keeper || return 0
+load_test_module allocprof_keeper || return 0
+load_test_module allocprof_stacks_test || return 0
+st_write "$site" >/dev/null
+t_check "allocations, handed to allocprof_keeper" \
+	sh -c "echo alloc >$sf && echo stash >$sf"
+t_check "allocprof_stacks_test unloads, its objects kept" rmmod allocprof_stacks_test
+gone=$(st_frames "$site")
+t_check "the gone module's stacks are still listed" [ -n "$gone" ]
+t_eq "no frame listed as a bare address" "" \
+	"$(echo "$gone" | grep -E '^[[:space:]]*(0x)?[0-9a-f]+$')"
+t_check "its frames by name, with the module's" sh -c \
+	"echo '$gone' | grep -q 'stacks_caller_one+0x[0-9a-f]*/0x[0-9a-f]* \[allocprof_stacks_test\]'"
+load_test_module allocprof_cov_test &&
+	t_eq "the same frames while another module is loaded" "$gone" "$(st_frames "$site")"
+rmmod allocprof_cov_test 2>/dev/null
+echo free >/proc/allocprof_keeper
+wait_rows_gone allocprof_stacks_test
+t_eq "the gone module's site goes with its last object" 0 \
+	"$(grep -c '\[allocprof_stacks_test\]' /proc/allocinfo_stacks)"
+t_check "allocprof_keeper unloads" rmmod allocprof_keeper

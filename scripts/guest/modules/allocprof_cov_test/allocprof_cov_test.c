@@ -3,7 +3,7 @@
  * allocprof_cov_test: call each allocation API that allocation
  * profiling charges to its caller beyond kmalloc and the page allocator
  * (vmalloc, kvmalloc, string and user-copy helpers, mempool, rhashtable,
- * kfifo, device-managed allocations), each from its own source line, and report in
+ * kfifo, device-managed allocations, the DMA API), each from its own source line, and report in
  * /proc/allocprof_cov_test what /proc/allocinfo must show for it:
  *
  *   <file>:<line> <bytes> <calls> <api>
@@ -22,7 +22,10 @@
  *  - kfifo_alloc(): the buffer, element count rounded up to a power of 2;
  *  - devm_*() and devres_alloc(): one call, the kmalloc size class of
  *    the size plus devres' header; devm_get_free_pages(): the pages
- *    (its own small devres record is charged to drivers/base/devres.c).
+ *    (its own small devres record is charged to drivers/base/devres.c);
+ *  - the DMA API on the direct path (see dma_charge()): the pages of the
+ *    buffer; dmam_*() also its devres record; dma_alloc_noncontiguous()
+ *    only the pages (its sg_table is the DMA code's).
  *
  * Commands written to /proc/allocprof_cov_test:
  *   alloc\0  free everything, then allocate again; the user-copy helpers
@@ -33,6 +36,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/device.h>
+#include <linux/dma-mapping.h>
 #include <linux/kfifo.h>
 #include <linux/mempool.h>
 #include <linux/module.h>
@@ -51,7 +55,8 @@
 enum kind {
 	K_KFREE, K_KFREE_CONST, K_KVFREE, K_VFREE, K_POOL_ELEM, K_POOL,
 	K_POOL_EXIT, K_RHT, K_RHLT, K_KFIFO, K_KFIFO_U32, K_DEVM, K_DEVM_PAGES,
-	K_DEVRES,
+	K_DEVRES, K_DMA_COHERENT, K_DMA_WC, K_DMAM, K_DMA_PAGES,
+	K_DMA_NONCOHERENT, K_DMA_NONCONTIG,
 };
 
 struct item {
@@ -63,9 +68,11 @@ struct item {
 	bool live;
 	void *obj;
 	void *aux;
+	size_t size;
+	dma_addr_t dma;
 };
 
-#define NR_ITEMS 96
+#define NR_ITEMS 112
 static struct item items[NR_ITEMS];
 static unsigned int nr_items;
 
@@ -251,6 +258,48 @@ static int alloc_devm(void)
 	}
 	to->live = true;
 	devm_charge(to, 1000);
+	return 0;
+}
+
+/*
+ * What the direct DMA path takes for a buffer of @size: with a default
+ * CMA area (DMA_CMA; mm-paths.config sizes it) a buffer larger than a
+ * page comes from CMA, charged page by page as cma_release() frees it;
+ * otherwise it is one block of the size's order.
+ */
+static void dma_charge(struct item *it, size_t size)
+{
+	size = PAGE_ALIGN(size);
+	it->size = size;
+	if (IS_ENABLED(CONFIG_DMA_CMA) && size > PAGE_SIZE) {
+		it->bytes += size;
+		it->calls += size >> PAGE_SHIFT;
+	} else {
+		it->bytes += PAGE_SIZE << get_order(size);
+		it->calls++;
+	}
+}
+
+/* Same for dmam_*(), whose devres record of four words goes there too */
+static void dmam_charge(struct item *it, size_t size)
+{
+	dma_charge(it, size);
+	devm_charge(it, sizeof(size_t) + sizeof(void *) + sizeof(dma_addr_t) +
+		    sizeof(unsigned long));
+}
+
+/* Each from its own line; the handle goes to the item (it) it is for */
+static int alloc_dma(void)
+{
+	ITEM("dma_alloc_coherent", K_DMA_COHERENT, dma_alloc_coherent(dev, PAGE_SIZE, &it->dma, GFP_KERNEL), dma_charge(it, PAGE_SIZE));
+	ITEM("dma_alloc_coherent-3", K_DMA_COHERENT, dma_alloc_coherent(dev, 3 * PAGE_SIZE - 100, &it->dma, GFP_KERNEL), dma_charge(it, 3 * PAGE_SIZE - 100));
+	ITEM("dma_alloc_attrs", K_DMA_COHERENT, dma_alloc_attrs(dev, 2 * PAGE_SIZE, &it->dma, GFP_KERNEL, 0), dma_charge(it, 2 * PAGE_SIZE));
+	ITEM("dma_alloc_wc", K_DMA_WC, dma_alloc_wc(dev, 500, &it->dma, GFP_KERNEL), dma_charge(it, 500));
+	ITEM("dmam_alloc_coherent", K_DMAM, dmam_alloc_coherent(dev, PAGE_SIZE, &it->dma, GFP_KERNEL), dmam_charge(it, PAGE_SIZE));
+	ITEM("dmam_alloc_attrs", K_DMAM, dmam_alloc_attrs(dev, 5 * PAGE_SIZE, &it->dma, GFP_KERNEL, 0), dmam_charge(it, 5 * PAGE_SIZE));
+	ITEM("dma_alloc_pages", K_DMA_PAGES, dma_alloc_pages(dev, 2 * PAGE_SIZE, &it->dma, DMA_BIDIRECTIONAL, GFP_KERNEL), dma_charge(it, 2 * PAGE_SIZE));
+	ITEM("dma_alloc_noncoherent", K_DMA_NONCOHERENT, dma_alloc_noncoherent(dev, PAGE_SIZE, &it->dma, DMA_TO_DEVICE, GFP_KERNEL), dma_charge(it, PAGE_SIZE));
+	ITEM("dma_alloc_noncontiguous", K_DMA_NONCONTIG, dma_alloc_noncontiguous(dev, 4 * PAGE_SIZE, DMA_FROM_DEVICE, GFP_KERNEL, 0), dma_charge(it, 4 * PAGE_SIZE));
 	return 0;
 }
 
@@ -474,6 +523,27 @@ static void item_free(struct item *it)
 	case K_DEVRES:
 		devres_free(it->obj);
 		break;
+	case K_DMA_COHERENT:
+		dma_free_coherent(dev, it->size, it->obj, it->dma);
+		break;
+	case K_DMA_WC:
+		dma_free_wc(dev, it->size, it->obj, it->dma);
+		break;
+	case K_DMAM:
+		dmam_free_coherent(dev, it->size, it->obj, it->dma);
+		break;
+	case K_DMA_PAGES:
+		dma_free_pages(dev, it->size, it->obj, it->dma,
+			       DMA_BIDIRECTIONAL);
+		break;
+	case K_DMA_NONCOHERENT:
+		dma_free_noncoherent(dev, it->size, it->obj, it->dma,
+				     DMA_TO_DEVICE);
+		break;
+	case K_DMA_NONCONTIG:
+		dma_free_noncontiguous(dev, it->size, it->obj,
+				       DMA_FROM_DEVICE);
+		break;
 	}
 }
 
@@ -505,6 +575,8 @@ static int test_alloc(const char __user *ubuf, size_t len)
 		ret = alloc_tables();
 	if (!ret)
 		ret = alloc_devm();
+	if (!ret)
+		ret = alloc_dma();
 	return ret;
 }
 
@@ -552,7 +624,10 @@ static int __init allocprof_cov_test_init(void)
 		kmem_cache_destroy(cache);
 		return PTR_ERR(dev);
 	}
-	ret = ctl_create();
+	/* A device that can reach all memory, on the direct DMA path */
+	ret = dma_coerce_mask_and_coherent(dev, DMA_BIT_MASK(64));
+	if (!ret)
+		ret = ctl_create();
 	if (ret) {
 		root_device_unregister(dev);
 		kmem_cache_destroy(cache);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * allocprof_keeper: holds page blocks and per-CPU areas handed over by
- * the test modules (allocprof_test, allocprof_percpu_test), so that a
+ * allocprof_keeper: holds page blocks, per-CPU areas and kmalloc objects
+ * handed over by the test modules (allocprof_test, allocprof_percpu_test,
+ * allocprof_stacks_test), so that a
  * test module can be unloaded while memory charged to its allocation
  * tags is still allocated.  Reading /proc/allocprof_keeper gives how
  * many it holds; writing "free" to it, or unloading it, frees them;
@@ -15,6 +16,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
+#include <linux/slab.h>
 
 #include "allocprof_ctl.h"
 
@@ -23,7 +25,8 @@
 struct kept {
 	struct page *page;		/* a block of 2^order pages, or */
 	unsigned int order;
-	void __percpu *percpu;		/* a per-CPU area */
+	void __percpu *percpu;		/* a per-CPU area, or */
+	void *obj;			/* a kmalloc object */
 };
 
 static struct kept kept[MAX_KEPT];
@@ -56,10 +59,19 @@ int allocprof_keeper_stash_percpu(void __percpu *p)
 }
 EXPORT_SYMBOL_GPL(allocprof_keeper_stash_percpu);
 
+/* Take ownership of a kmalloc object; it is freed with kfree(). */
+int allocprof_keeper_stash_kmalloc(void *obj)
+{
+	return keep((struct kept){ .obj = obj });
+}
+EXPORT_SYMBOL_GPL(allocprof_keeper_stash_kmalloc);
+
 static void free_kept(struct kept *k)
 {
 	if (k->page)
 		__free_pages(k->page, k->order);
+	else if (k->obj)
+		kfree(k->obj);
 	else
 		free_percpu(k->percpu);
 }

@@ -9,7 +9,8 @@
  * the line to arm, then what each caller holds.  Commands: "alloc"
  * frees everything, then allocates ONE_N objects through
  * stacks_caller_one() and TWO_N through stacks_caller_two(); "free"
- * frees everything.
+ * frees everything; "stash" hands the objects to allocprof_keeper, so
+ * that they outlive this module.
  */
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -85,6 +86,27 @@ static int alloc_all(void)
 	return 0;
 }
 
+/* Exported by allocprof_keeper, looked up at run time. */
+int allocprof_keeper_stash_kmalloc(void *obj);
+
+static int stash_all(void)
+{
+	int (*stash)(void *obj) = symbol_get(allocprof_keeper_stash_kmalloc);
+	unsigned int i;
+	int ret = 0;
+
+	if (!stash)
+		return -ENOENT;
+	for (i = 0; i < ONE_N && !ret; i++)
+		if (one[i] && !(ret = stash(one[i])))
+			one[i] = NULL;
+	for (i = 0; i < TWO_N && !ret; i++)
+		if (two[i] && !(ret = stash(two[i])))
+			two[i] = NULL;
+	symbol_put(allocprof_keeper_stash_kmalloc);
+	return ret;
+}
+
 static int ctl_show(struct seq_file *m)
 {
 	seq_printf(m, "site %s:%u\n", __FILE__, helper_line);
@@ -103,6 +125,8 @@ static int ctl_command(const char *cmd, const char __user *ubuf, size_t len)
 	}
 	if (!strcmp(cmd, "alloc"))
 		return alloc_all();
+	if (!strcmp(cmd, "stash"))
+		return stash_all();
 	return -EINVAL;
 }
 
