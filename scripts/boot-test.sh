@@ -79,6 +79,10 @@ for w in $cmdline; do
 	esac
 done
 
+# The page reference form pinned for this kernel, for the guest to check.
+refs=$(kernel_refs "$kdir")
+[ -z "$refs" ] || cmdline="$cmdline allocprof.refs=$refs"
+
 # KUnit suites run only where asked for.
 kunit=0
 case " $cmdline " in
@@ -216,12 +220,25 @@ if [ "$expect" = pass ]; then
 		tail -n 25 "$console" >&2
 	fi
 else
+	# A self-test breaks the run one way (allocprof.fault=, see
+	# guest/init): the guest must have reached /init and the harness
+	# must report exactly the check that way breaks.
+	case " $cmdline " in
+	*" allocprof.fault=warn "* | *" allocprof.fault=oops "*)
+		want="kernel log free of WARNING/BUG/Oops/panic" ;;
+	*" allocprof.fault=fail "*) want="harness self-test" ;;
+	*" allocprof.fault=hang "*) want="guest finished within" ;;
+	*) die "--expect-fail needs allocprof.fault=warn, oops, fail or hang" ;;
+	esac
 	inner=$(report)
-	if echo "$inner" | grep -q '^not ok'; then
-		echo "ok 1 - $name: harness reports the broken run ($(echo "$inner" | grep '^not ok' | tail -n1 | cut -d- -f2- | cut -c1-120))"
+	if ! echo "$inner" | grep -q "^ok [0-9]* - $name: booted\$"; then
+		failed=1
+		echo "not ok 1 - $name: harness self-test never reached /init"
+	elif echo "$inner" | grep -q "^not ok [0-9]* - $name: $want"; then
+		echo "ok 1 - $name: harness reports the broken run ($want)"
 	else
 		failed=1
-		echo "not ok 1 - $name: harness missed the broken run"
+		echo "not ok 1 - $name: harness missed the broken run (no failed '$want')"
 	fi
 	echo "1..1"
 fi

@@ -40,7 +40,7 @@ if [ "$tap" = 1 ]; then
 fi
 src=${SRC:-$TREE}
 out=${KOUT:-$BUILD/kernel}/$name
-frags=$(awk -v n="$name" '$1 == n { for (i = 2; i <= NF; i++) if ($i !~ /^arch=/) printf " %s", $i }' \
+frags=$(awk -v n="$name" '$1 == n { for (i = 2; i <= NF; i++) if ($i !~ /^(arch|refs)=/) printf " %s", $i }' \
 	"$ROOT/scripts/configs/kernels")
 [ -n "$frags" ] || die "no kernel '$name' in scripts/configs/kernels"
 base=""

@@ -75,13 +75,20 @@ for o in $objs; do
 done
 
 # The test modules, as a user's module would build against this kernel
-# (no vmlinux to link against: undefined symbols are expected).
+# (no vmlinux to link against: undefined symbols are expected): those
+# that need profiling to run must still compile without it; one that
+# needs another option this configuration lacks is reported skipped.
 for m in "$ROOT"/scripts/guest/modules/*/; do
 	[ -f "$m/Kbuild" ] || continue
 	mod=$(basename "$m")
 	if [ -f "$m/requires" ]; then
-		lack=$(awk '/^CONFIG_/ { print $1 "=y" }' "$m/requires" | grep -vxFf "$out/.config" || true)
-		[ -z "$lack" ] || continue
+		lack=$(awk '/^CONFIG_/ && !/^CONFIG_MEM_ALLOC_PROFILING/ { print $1 "=y" }' "$m/requires" |
+			grep -vxFf "$out/.config" || true)
+		if [ -n "$lack" ]; then
+			n=$((n + 1))
+			echo "ok $n - off: test module $mod # SKIP needs $(echo $lack)"
+			continue
+		fi
 	fi
 	mb=$BUILD/modules/$name/$mod
 	rm -rf "$mb"

@@ -43,6 +43,14 @@ kernel_arch() {
 	esac
 }
 
+# kernel_refs KDIR: where the kernel built in KDIR (named by its last
+# component) must keep page references, the refs= word of its line in
+# scripts/configs/kernels (address, index or page_ext); empty without.
+kernel_refs() {
+	awk -v n="${1##*/}" '$1 == n { for (i = 2; i <= NF; i++) if ($i ~ /^refs=/) print substr($i, 6) }' \
+		"$ROOT/scripts/configs/kernels"
+}
+
 # use_arch ARCH: the tools and paths for a kernel of ARCH: KARCH (make's
 # ARCH), CROSS (the compiler prefix, empty for the host's), KIMAGE (the
 # image, relative to the kernel's build directory), QEMU and BUSYBOX (the

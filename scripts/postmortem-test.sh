@@ -98,9 +98,10 @@ site_of() {
 }
 
 # The call sites that opening and reading the files itself uses: their
-# file, dentry, inode, path name and seq_file, their slab pages, and the
-# buffer that /proc/allocinfo_stacks lists sites in.
-read_path='fs/(file_table|seq_file|namei|dcache)\.c:|fs/proc/|mm/slub\.c:|func:stacks_show '
+# file, dentry, inode, path name and seq_file, the slab pages those come
+# from (mm/slub.c's other rows are compared), and the buffer that
+# /proc/allocinfo_stacks lists sites in.
+read_path='fs/(file_table|seq_file|namei|dcache)\.c:|fs/proc/|func:alloc_slab_page |func:stacks_show '
 
 # compare NAME GUEST CORE: every row equal, but for those of the reads'
 # own open files, which the guest closed before it was dumped.

@@ -3,9 +3,11 @@
 #   @@T ok <description>
 #   @@T not ok <description> # <why>
 #   @@T skip <description> # <reason>
-# Keep descriptions free of '#'.
+# Keep descriptions free of '#'.  t_info lines are not results: what a
+# test measured for the log (results.log), counted nowhere.
 
 t_ok() { echo "@@T ok $*"; }
+t_info() { echo "@@I $*"; }
 t_fail() { echo "@@T not ok $1 # ${2:-failed}"; }
 t_skip() { echo "@@T skip $1 # ${2:-skipped}"; }
 
@@ -83,6 +85,23 @@ load_test_module() {
 	[ -e "/proc/$_mod" ] && return 0
 	t_fail "$_mod proc file" "missing"
 	return 1
+}
+
+# page_refs_expected: where this boot must keep page references: page_ext
+# when the command line asks for it (mem_profiling_page_ref=, the last
+# valid value wins), else the kernel's pinned form, allocprof.refs=
+# (address, index or page_ext: boot-test.sh passes the refs= word of the
+# kernel's line in scripts/configs/kernels); empty where nothing is pinned.
+page_refs_expected() {
+	_asked="" _pin=""
+	for _w in $(cat /proc/cmdline); do
+		case "$_w" in
+		mem_profiling_page_ref=auto | mem_profiling_page_ref=flags | \
+			mem_profiling_page_ref=page_ext) _asked=${_w#*=} ;;
+		allocprof.refs=*) _pin=${_w#*=} ;;
+		esac
+	done
+	if [ "$_asked" = page_ext ]; then echo page_ext; else echo "$_pin"; fi
 }
 
 # page_ref_indices_used: the tag indices page references use now

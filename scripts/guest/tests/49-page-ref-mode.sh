@@ -7,6 +7,7 @@
 # they are in page_ext, which then takes some memory.
 # mem_profiling_page_ref=page_ext forces page_ext; the last valid value
 # wins, and a bad value is reported and keeps the one before it.
+# Which form each test kernel must use is pinned (page_refs_expected).
 
 refs=/proc/sys/vm/mem_profiling_page_refs
 if [ ! -e /proc/allocinfo ]; then
@@ -34,6 +35,22 @@ for w in $(cat /proc/cmdline); do
 		t_eq "bad $w reported, $mode kept" 1 "$(dmesg | grep -c "${w}: invalid value, expected auto, flags or page_ext; keeping ${mode}\$")" ;;
 	esac
 done
+
+# The form this kernel must use, pinned per kernel with its reason in
+# scripts/configs/kernels: a kernel that falls back to page_ext, or packs
+# another form, fails here rather than passing in the mode it fell to.
+want=$(page_refs_expected)
+got=page_ext
+if [ -n "$flags_line" ]; then
+	set -- $flags_line
+	if [ $# = 2 ]; then got=address; else got=index; fi
+fi
+if [ -n "$want" ]; then
+	t_eq "page references kept as pinned for this kernel" "$want" "$got"
+else
+	t_fail "page references kept as pinned for this kernel" \
+		"no allocprof.refs= on the command line: add refs= to the kernel's line of scripts/configs/kernels"
+fi
 
 if [ "$mode" = page_ext ]; then
 	t_check "mem_profiling_page_ref=page_ext obeyed" \
