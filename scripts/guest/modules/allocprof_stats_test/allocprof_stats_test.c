@@ -43,7 +43,7 @@ static int test_run(void)
 
 static int ctl_show(struct seq_file *m)
 {
-	seq_printf(m, "churn %s:%u %u %u %u %u\n", __FILE__, churn_line, runs,
+	seq_printf(m, "churn %s:%u %u %u %u %zu\n", __FILE__, churn_line, runs,
 		   CHURN_N, CHURN_SIZE, kmalloc_size_roundup(CHURN_SIZE));
 	seq_printf(m, "fail %s:%u %u\n", __FILE__, fail_line, runs);
 	return 0;
