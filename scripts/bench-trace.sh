@@ -3,7 +3,12 @@
 # kernel (x86_64) with the bench guest, under -icount and with QEMU's gdb
 # stub, stop at FUNCTION's SKIP-th call from the bench module, single-step
 # one iteration of its loop (to FUNCTION's next call) and print the
-# instructions each function executed.  KASLR is off, so that the stop
+# instructions each function executed, then the iteration's writes to
+# memory (and how many of them atomic) by where they land: this CPU's
+# per-CPU data (%gs), the own stack and task_struct, the struct page or slab of the
+# block, the direct map (the objects, pages, page_ext and the allocators'
+# data), vmalloc space, module or kernel data.  A write that the series
+# adds outside the per-CPU data, the stack and the block is a shared one.  KASLR is off, so that the stop
 # condition can tell module addresses from the kernel's; where the areas
 # land may differ from a make bench boot by a few instructions.
 #
@@ -14,7 +19,7 @@
 #             __alloc_pages (or __alloc_pages_noprof), __alloc_percpu_noprof
 # Example: bench-trace.sh bench-prof __alloc_percpu_noprof sysctl.vm.mem_profiling=1
 # Environment: SKIP (default 100: after the warm-up), PORT (gdb stub's TCP
-# port, default 1234).
+# port, default 1234), WRITES (0: no write table).
 set -eu
 . "$(dirname "$0")/lib.sh"
 

@@ -29,6 +29,9 @@
 # configuration: bench-stock-base-packed and bench-prof-base-packed, into
 # runs-base-packed, report-base-packed.md and the bench-base-packed markers.
 #
+# SMP=1 measures throughput on 2 and 4 vCPUs at once instead
+# (scripts/bench-smp.sh).
+#
 # Environment: ARCH (x86_64 or arm64; every make of the kernel passes its
 # own ARCH), BASE, PACKED, SERIES_SRC (patched tree; default: build/series
 # made by apply-series.sh), EXTRA and PEER (x86_64 only), ONLY (regex of
@@ -36,6 +39,9 @@
 # in the report), TIMEOUT, BENCH_DOC (the document to update; empty: none).
 set -eu
 . "$(dirname "$0")/lib.sh"
+
+# SMP=1: throughput on several CPUs instead (scripts/bench-smp.sh).
+[ "${SMP:-0}" = 0 ] || exec "$ROOT/scripts/bench-smp.sh"
 
 arch=${ARCH:-x86_64}
 [ "$arch" != x86 ] || arch=x86_64

@@ -10,6 +10,14 @@ insmod $M/allocprof_bench.ko || { echo "@@ERROR insmod allocprof_bench"; exit 1;
 
 clk() { read -r "$1" </proc/allocprof_clock; }
 
+# allocprof.smp=1 (make bench SMP=1): only the benchmarks on every CPU at
+# once, in real time: "@@SMP name cpus pairs_per_second".
+if grep -qw allocprof.smp=1 /proc/cmdline; then
+	sed 's/^/@@SMP /' /proc/allocprof_smp
+	echo "@@DONE"
+	exit 0
+fi
+
 # time NAME CMD...: instructions CMD takes, as "@@MACRO NAME ns".
 timed() {
 	_n=$1

@@ -8,10 +8,14 @@
  * /proc/allocprof_bench: reading runs every benchmark (a warm-up, then
  *   the measured loop twice) and prints one line per benchmark:
  *   "name ops ns_run1 ns_run2", ns for all ops of one run.
+ * /proc/allocprof_smp: reading runs the benchmarks on every online CPU
+ *   at once, for make bench SMP=1 (see smp_show()).
  * /proc/allocprof_clock: ktime_get_ns(), for timing shell workloads.
  * /proc/allocprof_sizes: sizes of the profiling metadata, when built in.
  */
+#include <linux/delay.h>
 #include <linux/gfp.h>
+#include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/proc_fs.h>
@@ -131,6 +135,146 @@ static int bench_show(struct seq_file *m, void *v)
 	return 0;
 }
 
+/*
+ * Throughput on several CPUs, for make bench SMP=1 (multi-threaded TCG,
+ * no -icount: real time).  One thread per online CPU, bound to it, runs
+ * alloc+free pairs for SMP_MS milliseconds, all starting together.
+ * "shared" benchmarks allocate from one call site on every CPU, whose
+ * counters all CPUs then charge; "own" ones from a call site per CPU.
+ */
+#define SMP_MS		1000
+#define SMP_CHECK	64	/* pairs between looks at the clock */
+
+static noinline void kmalloc_shared(unsigned int cpu)
+{
+	kfree(kmalloc(64, GFP_KERNEL));
+}
+
+static noinline void kmalloc_own(unsigned int cpu)
+{
+	switch (cpu % 4) {
+	case 0:
+		kfree(kmalloc(64, GFP_KERNEL));
+		break;
+	case 1:
+		kfree(kmalloc(64, GFP_KERNEL));
+		break;
+	case 2:
+		kfree(kmalloc(64, GFP_KERNEL));
+		break;
+	default:
+		kfree(kmalloc(64, GFP_KERNEL));
+		break;
+	}
+}
+
+static noinline void cache_shared(unsigned int cpu)
+{
+	kmem_cache_free(bench_cache, kmem_cache_alloc(bench_cache, GFP_KERNEL));
+}
+
+static noinline void page_shared(unsigned int cpu)
+{
+	__free_page(alloc_page(GFP_KERNEL));
+}
+
+static const struct smp_bench {
+	const char *name;
+	void (*pair)(unsigned int cpu);
+} smp_benches[] = {
+	{ "kmalloc_64_shared", kmalloc_shared },
+	{ "kmalloc_64_own", kmalloc_own },
+	{ "kmem_cache_shared", cache_shared },
+	{ "alloc_page_shared", page_shared },
+};
+
+struct smp_run {
+	const struct smp_bench *b;
+	atomic_t ready;		/* threads waiting for go */
+	atomic_t running;	/* threads not finished */
+	bool go;
+	u64 deadline;
+	wait_queue_head_t wq;
+	unsigned long ops[NR_CPUS];
+	struct task_struct *threads[NR_CPUS];
+};
+
+static int smp_thread(void *arg)
+{
+	struct smp_run *run = arg;
+	unsigned int cpu = smp_processor_id(), i;
+	unsigned long ops = 0;
+
+	atomic_inc(&run->ready);
+	while (!smp_load_acquire(&run->go))
+		cond_resched();
+	do {
+		for (i = 0; i < SMP_CHECK; i++)
+			run->b->pair(cpu);
+		ops += SMP_CHECK;
+		cond_resched();
+	} while (ktime_get_ns() < run->deadline);
+	run->ops[cpu] = ops;
+	if (atomic_dec_and_test(&run->running))
+		wake_up(&run->wq);
+	return 0;
+}
+
+/* Pairs per second on all online CPUs together, or 0 on error. */
+static unsigned long smp_run_one(const struct smp_bench *b)
+{
+	struct smp_run *run = kvzalloc(sizeof(*run), GFP_KERNEL);
+	unsigned int cpu, n = num_online_cpus();
+	unsigned long total = 0;
+	u64 t0;
+
+	if (!run)
+		return 0;
+	run->b = b;
+	init_waitqueue_head(&run->wq);
+	atomic_set(&run->running, n);
+	for_each_online_cpu(cpu) {
+		struct task_struct *t = kthread_create(smp_thread, run, "bench/%u", cpu);
+
+		if (IS_ERR(t)) {
+			/* Not woken yet: stopped before they run */
+			for_each_online_cpu(cpu)
+				if (run->threads[cpu])
+					kthread_stop(run->threads[cpu]);
+			kvfree(run);
+			return 0;
+		}
+		kthread_bind(t, cpu);
+		run->threads[cpu] = t;
+	}
+	for_each_online_cpu(cpu)
+		wake_up_process(run->threads[cpu]);
+	while (atomic_read(&run->ready) < n)
+		msleep(1);
+	t0 = ktime_get_ns();
+	run->deadline = t0 + SMP_MS * NSEC_PER_MSEC;
+	smp_store_release(&run->go, true);
+	wait_event(run->wq, !atomic_read(&run->running));
+	for_each_online_cpu(cpu)
+		total += run->ops[cpu];
+	total = div64_u64((u64)total * NSEC_PER_SEC, ktime_get_ns() - t0);
+	kvfree(run);
+	return total;
+}
+
+/* One line a benchmark: "name cpus pairs_per_second" */
+static int smp_show(struct seq_file *m, void *v)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(smp_benches); i++) {
+		smp_benches[i].pair(0);	/* warm-up of the call site */
+		seq_printf(m, "%s %u %lu\n", smp_benches[i].name,
+			   num_online_cpus(), smp_run_one(&smp_benches[i]));
+	}
+	return 0;
+}
+
 static int clock_show(struct seq_file *m, void *v)
 {
 	seq_printf(m, "%llu\n", ktime_get_ns());
@@ -153,9 +297,11 @@ static int __init bench_init(void)
 	if (!bench_cache)
 		return -ENOMEM;
 	if (!proc_create_single("allocprof_bench", 0400, NULL, bench_show) ||
+	    !proc_create_single("allocprof_smp", 0400, NULL, smp_show) ||
 	    !proc_create_single("allocprof_clock", 0444, NULL, clock_show) ||
 	    !proc_create_single("allocprof_sizes", 0444, NULL, sizes_show)) {
 		remove_proc_entry("allocprof_bench", NULL);
+		remove_proc_entry("allocprof_smp", NULL);
 		remove_proc_entry("allocprof_clock", NULL);
 		kmem_cache_destroy(bench_cache);
 		return -ENOMEM;
@@ -167,6 +313,7 @@ static void __exit bench_exit(void)
 {
 	remove_proc_entry("allocprof_sizes", NULL);
 	remove_proc_entry("allocprof_clock", NULL);
+	remove_proc_entry("allocprof_smp", NULL);
 	remove_proc_entry("allocprof_bench", NULL);
 	kmem_cache_destroy(bench_cache);
 }
