@@ -104,12 +104,6 @@ end=$(date +%s)
 	}' "$runs/all.txt"
 } >"$out/report-smp.md"
 
-doc=${BENCH_DOC-$ROOT/Documentation/benchmarks.md}
-if [ -n "$doc" ] && [ -f "$doc" ] && grep -q '^<!-- bench-smp:begin -->' "$doc"; then
-	awk -v rep="$out/report-smp.md" '
-		index($0, "<!-- bench-smp:end -->") == 1 { while ((getline l < rep) > 0) print l; skip = 0 }
-		!skip { print }
-		index($0, "<!-- bench-smp:begin -->") == 1 { skip = 1 }' "$doc" >"$doc.new" && mv "$doc.new" "$doc"
-fi
+doc_splice "${BENCH_DOC-$ROOT/Documentation/benchmarks.md}" bench-smp "$out/report-smp.md"
 cat "$out/report-smp.md"
 msg "make bench SMP=1: $(($(date +%s) - start)) s; report in $out/report-smp.md"

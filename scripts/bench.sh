@@ -203,14 +203,7 @@ esac
 "$ROOT/scripts/bench-report.sh" "$runs" "$note" >"$report"
 # A report replaces what the document holds between its markers.
 doc=${BENCH_DOC-$ROOT/Documentation/benchmarks.md}
-splice() { # MARK REPORT
-	[ -n "$doc" ] && [ -f "$doc" ] && grep -q "^<!-- $1:begin -->" "$doc" || return 0
-	awk -v rep="$2" -v b="<!-- $1:begin -->" -v e="<!-- $1:end -->" '
-		index($0, e) == 1 { while ((getline l < rep) > 0) print l; skip = 0 }
-		!skip { print }
-		index($0, b) == 1 { skip = 1 }' "$doc" >"$doc.new" && mv "$doc.new" "$doc"
-}
-splice "bench$sfx" "$report"
+doc_splice "$doc" "bench$sfx" "$report"
 cat "$report"
 if [ $peer = 1 ]; then
 	{
@@ -218,7 +211,7 @@ if [ $peer = 1 ]; then
 		echo
 		"$ROOT/scripts/bench-report.sh" "$runs-peer" "upstream 6.12, $note"
 	} >"$out/report-peer.md"
-	splice bench-peer "$out/report-peer.md"
+	doc_splice "$doc" bench-peer "$out/report-peer.md"
 	cat "$out/report-peer.md"
 fi
 msg "make bench: $(($(date +%s) - start)) s; report in $report"

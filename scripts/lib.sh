@@ -30,6 +30,13 @@ source_version() {
 # arm64 guests run Debian's busybox-static:arm64, which deps.sh extracts here.
 ARM64_ROOT=$BUILD/arm64-root
 
+# kernel_word NAME KEY: the value of the KEY= word of kernel NAME's line
+# in scripts/configs/kernels; empty without.
+kernel_word() {
+	awk -v n="$1" -v k="$2=" '$1 == n { for (i = 2; i <= NF; i++)
+		if (index($i, k) == 1) print substr($i, length(k) + 1) }' "$ROOT/scripts/configs/kernels"
+}
+
 # kernel_arch NAME|KDIR: x86_64 or arm64.  For a kernel's build directory
 # (a path with a '/'), the architecture of its .config; for a NAME of
 # scripts/configs/kernels, the arch= word of its line (x86_64 without).
@@ -38,17 +45,26 @@ kernel_arch() {
 	*/*)
 		if grep -qs '^CONFIG_ARM64=y' "$1/.config"; then echo arm64; else echo x86_64; fi ;;
 	*)
-		awk -v n="$1" '$1 == n { for (i = 2; i <= NF; i++) if ($i ~ /^arch=/) a = substr($i, 6) }
-			END { print a == "" ? "x86_64" : a }' "$ROOT/scripts/configs/kernels" ;;
+		_a=$(kernel_word "$1" arch)
+		echo "${_a:-x86_64}" ;;
 	esac
 }
 
 # kernel_refs KDIR: where the kernel built in KDIR (named by its last
-# component) must keep page references, the refs= word of its line in
-# scripts/configs/kernels (address, index or page_ext); empty without.
+# component) must keep page references (address, index or page_ext).
 kernel_refs() {
-	awk -v n="${1##*/}" '$1 == n { for (i = 2; i <= NF; i++) if ($i ~ /^refs=/) print substr($i, 6) }' \
-		"$ROOT/scripts/configs/kernels"
+	kernel_word "${1##*/}" refs
+}
+
+# doc_splice DOC MARK REPORT: replace what DOC holds between its
+# "<!-- MARK:begin -->" and "<!-- MARK:end -->" lines with REPORT; a
+# missing or empty DOC, or one without the markers, is left alone.
+doc_splice() {
+	[ -n "$1" ] && [ -f "$1" ] && grep -q "^<!-- $2:begin -->" "$1" || return 0
+	awk -v rep="$3" -v b="<!-- $2:begin -->" -v e="<!-- $2:end -->" '
+		index($0, e) == 1 { while ((getline l < rep) > 0) print l; skip = 0 }
+		!skip { print }
+		index($0, b) == 1 { skip = 1 }' "$1" >"$1.new" && mv "$1.new" "$1"
 }
 
 # use_arch ARCH: the tools and paths for a kernel of ARCH: KARCH (make's
