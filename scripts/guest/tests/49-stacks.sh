@@ -7,7 +7,8 @@
 # are armed, and unloading a module disarms its sites.  A stack through a
 # module that is unloaded while its objects live (allocprof_keeper holds
 # them) is listed by its frames' names, also after another module loads,
-# perhaps at the same address; never as bare addresses.
+# perhaps at the same address; never as bare addresses.  So is a stack
+# through a module's init code, which is freed while the module stays.
 
 ctl=/proc/sys/vm/mem_profiling_stacks
 if [ ! -e /proc/allocinfo ]; then
@@ -142,3 +143,20 @@ wait_rows_gone allocprof_stacks_test
 t_eq "the gone module's site goes with its last object" 0 \
 	"$(grep -c '\[allocprof_stacks_test\]' /proc/allocinfo_stacks)"
 t_check "allocprof_keeper unloads" rmmod allocprof_keeper
+
+# A stack through a module's init function, whose code is freed once the
+# module is live: allocprof_stacks_test's init creates its proc file,
+# allocated in vmlinux's __proc_create(), which is armed beforehand.
+# Listed with the init function's name, not a bare address, once that
+# code is gone.
+proc_sites=$(awk 'NR > 2 { for (i = 4; i <= NF; i++) if ($i == "func:__proc_create") print $3 }' \
+	/proc/allocinfo)
+for o in $proc_sites; do st_write "$o" >/dev/null; done
+load_test_module allocprof_stacks_test || return 0
+init_frames=$(for o in $proc_sites; do st_frames "$o"; done)
+t_check "a stack through the module's freed init code, by name" sh -c \
+	"echo '$init_frames' | grep -q 'allocprof_stacks_test_init+0x[0-9a-f]*/0x[0-9a-f]* \[allocprof_stacks_test\]'"
+t_eq "no frame of it listed as a bare address" "" \
+	"$(echo "$init_frames" | grep -E '^[[:space:]]*(0x)?[0-9a-f]+$')"
+for o in $proc_sites; do st_write "-$o" >/dev/null; done
+t_check "allocprof_stacks_test unloads" rmmod allocprof_stacks_test
