@@ -10,7 +10,9 @@
 # counts off) and 1+numa (numa=fake=2 mem_profiling_numa=1, against stock
 # also booted with two nodes).  The report gives, per benchmark and
 # vCPU count, the series' throughput as a share of stock's from the same
-# round: median, lowest and highest of the rounds.
+# round: median, lowest and highest of the rounds.  Then
+# scripts/bench-writes.sh sorts the writes of one pair of each allocator
+# on the same kernels by where they land.
 #
 # Environment: ROUNDS (default 5), SERIES_SRC (as bench.sh), BENCH_DOC
 # (the document whose bench-smp markers get the report; empty: none).
@@ -106,4 +108,5 @@ end=$(date +%s)
 
 doc_splice "${BENCH_DOC-$ROOT/Documentation/benchmarks.md}" bench-smp "$out/report-smp.md"
 cat "$out/report-smp.md"
+"$ROOT/scripts/bench-writes.sh"
 msg "make bench SMP=1: $(($(date +%s) - start)) s; report in $out/report-smp.md"

@@ -2,7 +2,11 @@
 # ENTRY for the SKIP-th time, single-step to ENTRY's next call from the
 # module (one iteration of the benchmark's loop) and print the
 # instructions executed in each function, most first; then every write
-# to memory of that iteration by where it lands (WRITES=0: not).
+# to memory of that iteration by where it lands (WRITES=0: not), and how
+# many of them are shared: not this CPU's per-CPU data, its own stack or
+# task_struct, nor the block the iteration allocated and freed (the
+# object and its slab, or the pages, their struct pages and the slab's
+# vector of object extensions).
 import bisect
 import collections
 import os
@@ -78,7 +82,7 @@ def reg(name):
 
 
 def write_of(insn):
-    """(class, atomic) of the memory write insn makes, or None."""
+    """(class, atomic, address) of the memory write insn makes, or None."""
     asm = insn["asm"].split("#")[0].strip()
     words = asm.split(None, 1)
     atomic = False
@@ -90,7 +94,7 @@ def write_of(insn):
     mnem = words[0]
     atomic |= mnem.startswith("xchg")
     if mnem.startswith(("push", "call")):
-        return ("own stack", False)
+        return ("own stack", False, reg("%rsp"))
     if mnem.startswith(("stos", "movs")):
         addr = reg("%rdi")
     else:
@@ -101,7 +105,7 @@ def write_of(insn):
         if not m or ops[-1].startswith(("%", "$")) and not m.group("seg"):
             return None
         if m.group("seg") == "gs":
-            return ("this CPU's per-CPU data", atomic)
+            return ("this CPU's per-CPU data", atomic, 0)
         if "#" in insn["asm"]:      # rip-relative: gdb gives the address
             addr = int(insn["asm"].split("#")[1].split()[0], 16)
         else:
@@ -111,7 +115,7 @@ def write_of(insn):
             if m.group("index"):
                 addr += reg(m.group("index")) * int(m.group("scale") or 1)
             addr &= 2**64 - 1
-    return (where(addr), atomic)
+    return (where(addr), atomic, addr)
 
 
 def current_task():
@@ -121,19 +125,62 @@ def current_task():
 
 
 def where(addr):
+    """Where a write lands; the block's own memory is told apart later."""
     sp = reg("%rsp")
     if sp - THREAD_SIZE <= addr < sp + THREAD_SIZE:
         return "own stack"
     if task[0] <= addr < task[1]:
         return "own task_struct"
-    for (lo, hi), name in ((VMEMMAP, "struct page/slab of the block"),
-                           (DIRECT_MAP, "direct map: objects, pages, page_ext, allocator data"),
+    for (lo, hi), name in ((VMEMMAP, "struct pages"),
+                           (DIRECT_MAP, "direct map"),
                            (VMALLOC, "vmalloc space"),
                            (MODULES, "module data"),
                            (KERNEL, "kernel data")):
         if lo <= addr < hi:
             return name
     return "elsewhere"
+
+
+PAGE_SIZE = 4096
+STRUCT_PAGE = 64
+SLAB_MAX = 8 * PAGE_SIZE    # SLUB's largest slab for small objects
+OBJ_EXTS = 0x38             # struct slab's obj_exts, page->memcg_data's place
+SLAB_WINDOW = 1 << 22       # mm/slab.h's 2^SLAB_MAX_SHIFT
+
+
+def read_u64(addr):
+    return int(gdb.parse_and_eval("*(unsigned long *)%#x" % addr)) & (2**64 - 1)
+
+
+def block_ranges(ret):
+    """The memory of the block the iteration allocated, whose address the
+    allocation returned: a slab object's slab, its struct pages and its
+    vector; a page and its struct page; a vmalloc area."""
+    ranges = []
+    if DIRECT_MAP[0] <= ret < DIRECT_MAP[1]:
+        slab = ret & ~(SLAB_MAX - 1)
+        pages = VMEMMAP[0] + (slab - DIRECT_MAP[0]) // PAGE_SIZE * STRUCT_PAGE
+        ranges += [(slab, slab + SLAB_MAX), (pages, pages + 8 * STRUCT_PAGE)]
+        head = VMEMMAP[0] + (ret - DIRECT_MAP[0]) // PAGE_SIZE * STRUCT_PAGE
+        compound = read_u64(head + 8)
+        if compound & 1:
+            head = compound - 1
+        # The vector's address less a bias (mm/slab.h, slab_obj_ext()):
+        # the entry is the word plus the object's index in its window of
+        # SLAB_WINDOW bytes times the entry size, at most 16 bytes for an
+        # object of at least 8.
+        vector = read_u64(head + OBJ_EXTS) & ~0xf
+        if DIRECT_MAP[0] <= vector < DIRECT_MAP[1]:
+            ranges.append((vector, vector + 2 * (ret & (SLAB_WINDOW - 1)) + 16))
+    elif VMEMMAP[0] <= ret < VMEMMAP[1]:
+        mem = DIRECT_MAP[0] + (ret - VMEMMAP[0]) // STRUCT_PAGE * PAGE_SIZE
+        ranges += [(ret, ret + 4 * STRUCT_PAGE), (mem, mem + 4 * PAGE_SIZE)]
+    elif VMALLOC[0] <= ret < VMALLOC[1]:
+        ranges.append((ret, ret + 4 * PAGE_SIZE))
+    return ranges
+
+
+OWN = ("this CPU's per-CPU data", "own stack", "own task_struct")
 
 
 gdb.execute("set pagination off")
@@ -155,6 +202,8 @@ atomics = collections.Counter()
 want_writes = os.environ.get("WRITES", "1") != "0"
 arch = gdb.selected_frame().architecture()
 task = current_task() if want_writes else (0, 0)
+seen = []       # (class, atomic, address) of each write
+ret = None      # what the allocation returned to the module
 steps = 0
 pc = entry
 while True:
@@ -163,14 +212,23 @@ while True:
     if want_writes:
         w = write_of(arch.disassemble(pc)[0])
         if w:
-            writes[w[0]] += 1
-            atomics[w[0]] += w[1]
+            seen.append(w + (function_of(pc),))
     gdb.execute("stepi", to_string=True)
-    pc = pc_now()
+    prev, pc = pc, pc_now()
+    if ret is None and pc > end_of_image and prev <= end_of_image:
+        ret = reg("%rax")
     if pc == entry:
         break
     if steps >= limit:
         raise gdb.GdbError("no return to %s within %d instructions" % (entry_name, limit))
+block = block_ranges(ret) if want_writes and ret else []
+for name, atomic, addr, fn in seen:
+    if name not in OWN and any(lo <= addr < hi for lo, hi in block):
+        name = "the block: its memory, struct pages, slab vector"
+    elif name not in OWN:
+        name = "shared: " + name
+    writes[name] += 1
+    atomics[name] += atomic
 # GDB prints every stop on its stdout: the table goes to its own file.
 with open(os.environ["OUT"], "w") as out:
     out.write("%d instructions from %s to its next call\n" % (steps, entry_name))
@@ -181,4 +239,11 @@ with open(os.environ["OUT"], "w") as out:
                   % sum(writes.values()))
         for name, n in writes.most_common():
             out.write("%7d (%d)  %s\n" % (n, atomics[name], name))
+        if os.environ.get("WRITES") == "all":
+            out.write("block %s, from %#x\n" % (" ".join("%#x-%#x" % r for r in block), ret or 0))
+            for name, atomic, addr, fn in seen:
+                out.write("  %#x %s%s (%s)\n" % (addr, name, " atomic" if atomic else "", fn))
+        shared = [name for name in writes if name.startswith("shared: ")]
+        out.write("%d shared writes (%d atomic)\n"
+                  % (sum(writes[n] for n in shared), sum(atomics[n] for n in shared)))
 gdb.execute("kill", to_string=True)

@@ -5,12 +5,14 @@
 # one iteration of its loop (to FUNCTION's next call) and print the
 # instructions each function executed, then the iteration's writes to
 # memory (and how many of them atomic) by where they land: this CPU's
-# per-CPU data (%gs), the own stack and task_struct, the struct page or slab of the
-# block, the direct map (the objects, pages, page_ext and the allocators'
-# data), vmalloc space, module or kernel data.  A write that the series
-# adds outside the per-CPU data, the stack and the block is a shared one.  KASLR is off, so that the stop
-# condition can tell module addresses from the kernel's; where the areas
-# land may differ from a make bench boot by a few instructions.
+# per-CPU data (%gs), the own stack and task_struct, the block the
+# iteration allocated (its memory, its slab or struct pages, the slab's
+# vector entry), or else, shared: the direct map (allocator data, page
+# tables), struct pages, vmalloc space, module or kernel data.  KASLR is
+# off, so that the stop condition can tell module addresses from the
+# kernel's; where the areas land may differ from a make bench boot by a
+# few instructions.  noreplace-smp keeps the lock prefixes that a boot on
+# one CPU would patch out, so that atomic instructions count as such.
 #
 # Usage: bench-trace.sh KERNEL FUNCTION [CMDLINE WORD...]
 #   KERNEL    a build/bench/kernel/ directory of make bench (its initramfs
@@ -19,7 +21,7 @@
 #             __alloc_pages (or __alloc_pages_noprof), __alloc_percpu_noprof
 # Example: bench-trace.sh bench-prof __alloc_percpu_noprof sysctl.vm.mem_profiling=1
 # Environment: SKIP (default 100: after the warm-up), PORT (gdb stub's TCP
-# port, default 1234), WRITES (0: no write table).
+# port, default 1234), WRITES (0: no write table; all: every write too).
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -41,7 +43,7 @@ trap '[ -z "$qemu" ] || kill "$qemu" 2>/dev/null || true; rm -rf "$log"' EXIT
 "$QEMU" -nodefaults -display none -no-reboot -m 512 -smp 1 \
 	-icount shift=0,sleep=off -kernel "$kdir/$KIMAGE" -initrd "$initrd" \
 	-serial "file:$log/console" -serial "file:$log/results" \
-	-append "console=ttyS0 panic=-1 tsc=reliable nokaslr allocprof.mode=bench $*" \
+	-append "console=ttyS0 panic=-1 tsc=reliable nokaslr noreplace-smp allocprof.mode=bench $*" \
 	-gdb "tcp:127.0.0.1:$port" -S </dev/null >"$log/qemu" 2>&1 &
 qemu=$!
 KDIR=$kdir ENTRY=$fn GDB_PORT=127.0.0.1:$port OUT=$log/table \
