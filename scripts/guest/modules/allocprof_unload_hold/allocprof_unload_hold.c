@@ -8,7 +8,10 @@
  * another CPU enter an RCU read-side critical section and stay in it.
  * A module load meanwhile must not wait for that unload
  * (46-module-unload-stall.sh).  Arms once; reading /proc/allocprof_unload_hold
- * says "held" once it has held, else "armed".
+ * says "held" once it has held, "holding" while it holds, else "armed", and
+ * once it has fired, on a second line, the CPU the unload runs on: the
+ * holder does not yield its CPU on a kernel without preemption, so a load
+ * meant to run beside the unload runs there.
  */
 #include <linux/delay.h>
 #include <linux/ktime.h>
@@ -27,6 +30,7 @@ module_param(hold_ms, uint, 0444);
 
 static struct task_struct **holders;
 static int hold_cpu = -1;	/* the CPU whose holder is to hold, once */
+static int unload_cpu = -1;	/* the CPU the held unload runs on */
 static bool holding, held;
 
 /* One per CPU, so that one runs beside any CPU the unload runs on. */
@@ -72,10 +76,14 @@ static int unload_pre(struct kprobe *kp, struct pt_regs *regs)
 	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
 	if (cpu >= nr_cpu_ids || !holders[cpu])
 		return 0;
+	WRITE_ONCE(unload_cpu, raw_smp_processor_id());
 	WRITE_ONCE(hold_cpu, cpu);
 	end = ktime_get_mono_fast_ns() + NSEC_PER_SEC;
 	while (!READ_ONCE(holding) && ktime_get_mono_fast_ns() < end)
 		cpu_relax();
+	/* Not scheduled within the second: hold nothing later instead. */
+	if (!READ_ONCE(holding))
+		WRITE_ONCE(hold_cpu, -1);
 	return 0;
 }
 
@@ -88,6 +96,8 @@ static int ctl_show(struct seq_file *m)
 {
 	seq_puts(m, READ_ONCE(held) ? "held\n" :
 		    READ_ONCE(holding) ? "holding\n" : "armed\n");
+	if (READ_ONCE(unload_cpu) >= 0)
+		seq_printf(m, "%d\n", READ_ONCE(unload_cpu));
 	return 0;
 }
 
