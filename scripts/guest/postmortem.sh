@@ -50,7 +50,12 @@ esac
 # From here on nothing forks: the shell's builtins print the files as read
 # and then spin, so that the counters the host dumps are those printed,
 # but for the reads' own open files.  A first pass grows the shell's heap
-# to what printing takes, so that no page fault follows the reads.
+# to what printing takes, so that no page fault follows the reads.  The
+# shell spins on one CPU: an idle CPU keeps the memory map of the last
+# process it ran (lazy TLB) until it runs another, and the shell moving
+# there would free an exited one's after the reads.
+taskset -p -c 0 $$ >/dev/null
+sleep 1
 for f in /proc/allocinfo /proc/allocinfo_numa /proc/allocinfo_stacks; do
 	[ -r $f ] || continue
 	while IFS= read -r line; do echo "$line"; done <$f >/dev/null
