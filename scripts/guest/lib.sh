@@ -209,3 +209,13 @@ thp_stop() {
 	echo "$thp_mode" >$thp_enabled
 	return $_thp_status
 }
+
+# fault_set NAME KEY=VALUE...: set attributes of the fault injection
+# capability NAME (failslab, fail_page_alloc) in debugfs, mounted.
+fault_set() {
+	_d=/sys/kernel/debug/$1
+	shift
+	for _kv in "$@"; do
+		echo "${_kv#*=}" >"$_d/${_kv%%=*}"
+	done
+}

@@ -24,17 +24,9 @@ if [ ! -r /proc/allocinfo ] || [ ! -f "$MODDIR/allocprof_stress.ko" ] ||
 	return 0
 fi
 
-# fi_set DIR KEY=VALUE...: configure a fault attribute.
-fi_set() {
-	_d=$fi_dbg/$1
-	shift
-	for _kv in "$@"; do
-		echo "${_kv#*=}" >"$_d/${_kv%%=*}"
-	done
-}
 fi_off() {
-	fi_set failslab probability=0
-	fi_set fail_page_alloc probability=0
+	fault_set failslab probability=0
+	fault_set fail_page_alloc probability=0
 }
 # fi_hold N [KIND]: allocate and hold N objects of each kind (or of KIND)
 # from a task whose allocations may fail.
@@ -61,12 +53,12 @@ fi_mismatch() {
 insmod "$MODDIR/allocprof_stress.ko" || { t_fail "allocprof_stress loads" "insmod failed"; return 0; }
 fi_vec=$(cat /sys/kernel/slab/obj_exts-*/failslab 2>/dev/null | grep -c 1)
 fi_cache=$(cat /sys/kernel/slab/allocprof_stress/failslab 2>/dev/null || echo 0)
-fi_set failslab task-filter=Y cache-filter=Y ignore-gfp-wait=N verbose=0 \
+fault_set failslab task-filter=Y cache-filter=Y ignore-gfp-wait=N verbose=0 \
 	interval=1 times=-1 space=0 probability=0
-fi_set fail_page_alloc task-filter=Y ignore-gfp-wait=N ignore-gfp-highmem=N \
+fault_set fail_page_alloc task-filter=Y ignore-gfp-wait=N ignore-gfp-highmem=N \
 	verbose=0 interval=1 times=-1 space=0 min-order=1 probability=50
 # Never together with failing vectors, which would make rows inaccurate.
-[ "$fi_cache" = 1 ] && [ "$fi_vec" = 0 ] && fi_set failslab probability=50
+[ "$fi_cache" = 1 ] && [ "$fi_vec" = 0 ] && fault_set failslab probability=50
 
 fi_n=200
 fi_hold $fi_n
@@ -93,7 +85,7 @@ if [ "$fi_vec" = 0 ]; then
 elif [ "$(head -n 1 /proc/allocinfo)" != "allocinfo - version: 2.0" ]; then
 	t_skip "accurate:no marker" "kernel prints $(head -n 1 /proc/allocinfo)"
 else
-	fi_set failslab probability=100
+	fault_set failslab probability=100
 	fi_n=1000
 	fi_hold $fi_n cache
 	fi_off

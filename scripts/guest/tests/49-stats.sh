@@ -65,13 +65,16 @@ t_eq "failures after a second run" "$(sp_expect fail)" "$(sp_row fail)"
 sp_vecfail=$(cat /sys/kernel/slab/obj_exts-*/failslab 2>/dev/null | grep -c 1)
 sp_fs=/sys/kernel/debug/failslab
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
-if [ "$sp_vecfail" -gt 0 ] && [ -d $sp_fs ]; then
-	for kv in task-filter=Y cache-filter=Y ignore-gfp-wait=N verbose=0 \
-		interval=1 times=-1 space=0 probability=100; do
-		echo "${kv#*=}" >"$sp_fs/${kv%%=*}"
-	done
+sp_failing=0
+if [ "$sp_vecfail" -gt 0 ] && [ ! -d $sp_fs ]; then
+	t_fail "held line: vectors made to fail" "obj_exts-* flagged for failslab, but no $sp_fs"
+	echo hold >$sp
+elif [ "$sp_vecfail" -gt 0 ]; then
+	sp_failing=1
+	fault_set failslab task-filter=Y cache-filter=Y ignore-gfp-wait=N \
+		verbose=0 interval=1 times=-1 space=0 probability=100
 	sh -c "echo 1 >/proc/self/make-it-fail && echo hold >$sp"
-	echo 0 >$sp_fs/probability
+	fault_set failslab probability=0
 else
 	echo hold >$sp
 fi
@@ -82,7 +85,7 @@ sp_c=${2:-0}
 t_eq "held line: $sp_c of $sp_n objects charged, requested: $sp_size bytes each" \
 	"$((sp_c * sp_class)) $sp_c $sp_c $((sp_c * sp_class)) 0 $((sp_c * sp_size))" \
 	"$(sp_row hold)"
-if [ "$sp_vecfail" -gt 0 ]; then
+if [ "$sp_failing" = 1 ]; then
 	t_check "held line: objects without a vector left uncharged ($sp_c of $sp_n charged)" \
 		[ "$sp_c" -lt "$sp_n" ]
 else

@@ -38,7 +38,7 @@ t_check "the scan finds the test module's leaks ($(grep -c 'leak_one+0x' /tmp/km
 # first backtrace frame in profiling's code.
 t_eq "no object of profiling's reported" "" "$(awk '
 	/^unreferenced object/ { size = $4; done = 0; next }
-	!done && /(alloc_tag|codetag|pgalloc_tag|stack_keep_names|site_alloc|cmod_)/ {
+	!done && /(alloc_tag|codetag|pgalloc_tag|mem_profiling|stack_keep_names|stacks_show|site_alloc|cmod_)/ {
 		print size, $NF; done = 1 }' /tmp/kmemleak | head -3)"
 t_eq "no kmemleak complaint in the kernel log" "" \
 	"$(dmesg | grep -E 'kmemleak: (Trying to color unknown|Adding scan area to unknown|Cannot insert|Kernel memory leak detector disabled|.*overlaps existing)' | head -3)"
