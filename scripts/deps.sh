@@ -9,10 +9,11 @@ pkgs="build-essential git flex bison bc libelf-dev libssl-dev cpio xz-utils
 ccache sparse python3-ply python3-git qemu-system-x86 busybox-static python3 perl kmod
 linux-source-6.1 linux-config-6.1 rsync dpkg-dev dwarves fakeroot
 linux-perf bpftrace gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm
-makedumpfile strace gdb"
+makedumpfile strace gdb-multiarch"
 # makedumpfile, strace: the postmortem test compresses a dump as kdump
 # writes them, and gathers what the reader needs to run inside a guest.
-# gdb: scripts/bench-trace.sh steps through a bench guest's pairs.
+# gdb-multiarch: scripts/bench-trace.sh steps through the pairs of x86_64
+# and arm64 bench guests.
 # make bench PEER=1 measures upstream 6.12 beside the series.
 [ "${PEER:-0}" = 0 ] || pkgs="$pkgs linux-source-6.12"
 # The userspace tool lists its own build and test dependencies.
