@@ -82,6 +82,9 @@ done
 # The page reference form pinned for this kernel, for the guest to check.
 refs=$(kernel_refs "$kdir")
 [ -z "$refs" ] || cmdline="$cmdline allocprof.refs=$refs"
+# Kernels whose profiling cannot be switched at run time.
+! grep -q '^CONFIG_MEM_ALLOC_PROFILING_DEBUG=y' "$kdir/.config" ||
+	cmdline="$cmdline allocprof.debugbuild=1"
 
 # KUnit suites run only where asked for.
 kunit=0

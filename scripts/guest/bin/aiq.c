@@ -204,12 +204,18 @@ static int get_at_errno(int fd, struct allocinfo_get_at *at)
 	return ioctl(fd, ALLOCINFO_IOC_GET_AT, at) ? errno : 0;
 }
 
+static int next_errno(int fd, struct allocinfo_tag_data *d)
+{
+	return ioctl(fd, ALLOCINFO_IOC_GET_NEXT, d) ? errno : 0;
+}
+
 static int cmd_errors(void)
 {
 	int fd = open_allocinfo();
 	struct allocinfo_get_at at;
 	struct allocinfo_tag_data d;
-	long first = 0, again = 0;
+	struct allocinfo_tag second;
+	int last;
 
 	memset(&at, 0, sizeof(at));
 	at.filter.mask = 1ULL << (__ALLOCINFO_FILTER_LAST + 1);
@@ -242,16 +248,37 @@ static int cmd_errors(void)
 	       errname(ioctl(fd, _IOR(ALLOCINFO_IOC_BASE, 3,
 				      struct allocinfo_tag_data), &d) ? errno : 0));
 
-	/* After the end, a walk starts over: GET_NEXT alone twice */
+	/*
+	 * As upstream's: GET_NEXT fails once at the end, then starts over;
+	 * a GET_AT that finds nothing ends a walk in progress, one past
+	 * every call site leaves it where it was.
+	 */
 	memset(&at, 0, sizeof(at));
 	if (!ioctl(fd, ALLOCINFO_IOC_GET_AT, &at)) {
-		first = 1;
-		while (!ioctl(fd, ALLOCINFO_IOC_GET_NEXT, &d))
-			first++;
-		while (!ioctl(fd, ALLOCINFO_IOC_GET_NEXT, &d))
-			again++;
+		while (!(last = next_errno(fd, &d)))
+			;
+		printf("next-at-end %s", errname(last));
+		printf(", then %s\n", errname(next_errno(fd, &d)));
 	}
-	printf("next-after-end %s\n", first && first == again ? "restarts" : "differs");
+	memset(&at, 0, sizeof(at));
+	get_at_errno(fd, &at);
+	strcpy(at.filter.fields.filename, "no/such/file.c");
+	at.filter.mask = ALLOCINFO_FILTER_MASK_FILENAME;
+	last = get_at_errno(fd, &at);
+	printf("get-at-no-match-in-walk %s", errname(last));
+	printf(", next %s\n", errname(next_errno(fd, &d)));
+	memset(&at, 0, sizeof(at));
+	at.pos = 1;
+	get_at_errno(fd, &at);
+	second = at.data.tag;
+	memset(&at, 0, sizeof(at));
+	get_at_errno(fd, &at);
+	at.pos = ~0ULL;
+	last = get_at_errno(fd, &at);
+	printf("get-at-past-end-in-walk %s", errname(last));
+	last = next_errno(fd, &d);
+	printf(", next %s%s\n", errname(last),
+	       !last && !memcmp(&d.tag, &second, sizeof(second)) ? " (the second row)" : "");
 	return 0;
 }
 

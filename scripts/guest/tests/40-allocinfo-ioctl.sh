@@ -90,7 +90,9 @@ pos-past-end ENOENT
 no-match ENOENT
 bad-pointer EFAULT
 unknown-command ENOTTY
-next-after-end restarts" "$(cat /tmp/qi_errs)"
+next-at-end ENOENT, then ok
+get-at-no-match-in-walk ENOENT, next ENOENT
+get-at-past-end-in-walk ENOENT, next ok (the second row)" "$(cat /tmp/qi_errs)"
 t_eq "only root opens /proc/allocinfo" EACCES "$(aiq unpriv)"
 
 if have_module "allocinfo ioctls on module rows" allocprof_test; then
