@@ -24,33 +24,55 @@ us_hold=$(cmdline_value allocprof.hold_ms 2500)
 [ "$us_hold" -le 10000 ] || us_hold=10000
 us_now() { cut -d' ' -f1 /proc/uptime | tr -d .; }	# centiseconds
 us_state() { head -n 1 /proc/allocprof_unload_hold; }
-t_check "allocprof_rcu_test loads" insmod "$MODDIR/allocprof_rcu_test.ko"
-load_test_module allocprof_unload_hold hold_ms="$us_hold" || return 0
-rm -f /tmp/us_unloaded
-us_t0=$(us_now)
-(rmmod allocprof_rcu_test; us_now >/tmp/us_unloaded) &
-# Load once the unload holds (it is then inside codetag_unload_module()),
-# on the unload's CPU: the holder spins on the other without yielding it
-# (a kernel without preemption), which says nothing about the unload.
-i=0
-while [ "$(us_state)" = armed ] && [ $i -lt 200 ]; do
-	usleep 10000
-	i=$((i + 1))
+
+# us_round: unload allocprof_rcu_test while allocprof_unload_hold holds
+# its grace periods, load allocprof_oneliner_test meanwhile; sets us_rc,
+# us_load_ms, us_unload_ms, us_during, us_held.
+us_round() {
+	insmod "$MODDIR/allocprof_rcu_test.ko" || return 1
+	insmod "$MODDIR/allocprof_unload_hold.ko" hold_ms="$us_hold" || return 1
+	rm -f /tmp/us_unloaded
+	us_t0=$(us_now)
+	(rmmod allocprof_rcu_test; us_now >/tmp/us_unloaded) &
+	# Load once the unload holds (it is then inside
+	# codetag_unload_module()), on the unload's CPU: the holder spins on
+	# the other without yielding it (a kernel without preemption).
+	i=0
+	while [ "$(us_state)" = armed ] && [ $i -lt 200 ]; do
+		usleep 10000
+		i=$((i + 1))
+	done
+	us_cpu=$(sed -n 2p /proc/allocprof_unload_hold)
+	us_t1=$(us_now)
+	taskset -c "${us_cpu:-0}" insmod "$MODDIR/allocprof_oneliner_test.ko"
+	us_rc=$?
+	us_t2=$(us_now)
+	[ -e /tmp/us_unloaded ] && us_during=no || us_during=yes
+	wait
+	us_t3=$(cat /tmp/us_unloaded)
+	us_held=$(us_state)
+	us_load_ms=$(((us_t2 - us_t1) * 10))
+	us_unload_ms=$(((us_t3 - us_t0) * 10))
+	rmmod allocprof_oneliner_test 2>/dev/null
+	rmmod allocprof_unload_hold
+}
+
+# A load that waits for the unload's locks waits every time; up to three
+# rounds, so that a load that once waits for a grace period of its own
+# (every one is held) does not count as one.
+us_round_nr=0
+while [ $us_round_nr -lt 3 ]; do
+	us_round_nr=$((us_round_nr + 1))
+	if ! us_round; then
+		t_fail "module load during an unload" "allocprof_rcu_test or allocprof_unload_hold does not load"
+		return 0
+	fi
+	[ "$us_rc" = 0 ] && [ $us_load_ms -lt $((us_hold / 2)) ] && break
 done
-us_cpu=$(sed -n 2p /proc/allocprof_unload_hold)
-us_t1=$(us_now)
-taskset -c "${us_cpu:-0}" insmod "$MODDIR/allocprof_oneliner_test.ko"
-us_rc=$?
-us_t2=$(us_now)
-[ -e /tmp/us_unloaded ] && us_during=no || us_during=yes
-wait
-us_t3=$(cat /tmp/us_unloaded)
-t_eq "the unload held its grace periods" held "$(us_state)"
-t_check "the unload waited for them: $(((us_t3 - us_t0) * 10)) ms, $us_hold ms held" \
-	[ $(((us_t3 - us_t0) * 10)) -ge $((us_hold * 8 / 10)) ]
+t_eq "the unload held its grace periods" held "$us_held"
+t_check "the unload waited for them: $us_unload_ms ms, $us_hold ms held" \
+	[ $us_unload_ms -ge $((us_hold * 8 / 10)) ]
 t_eq "a module loads while it waits" 0 "$us_rc"
 t_eq "the load ended before the unload" yes "$us_during"
-t_check "the load did not wait for the unload: $(((us_t2 - us_t1) * 10)) ms" \
-	[ $(((us_t2 - us_t1) * 10)) -lt $((us_hold / 2)) ]
-rmmod allocprof_oneliner_test 2>/dev/null
-t_check "allocprof_unload_hold unloads" rmmod allocprof_unload_hold
+t_check "the load did not wait for the unload: $us_load_ms ms (round $us_round_nr of at most 3)" \
+	[ $us_load_ms -lt $((us_hold / 2)) ]
