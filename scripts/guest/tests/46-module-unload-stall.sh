@@ -57,9 +57,10 @@ us_round() {
 	rmmod allocprof_unload_hold
 }
 
-# A load that waits for the unload's locks waits every time; up to three
-# rounds, so that a load that once waits for a grace period of its own
-# (every one is held) does not count as one.
+# A load that waits for the unload's locks waits every time.  Every grace
+# period is held, so a load that waits for one of its own waits too:
+# allocprof_unload_hold rules out the one cause seen (the kprobe
+# optimizer), and up to three rounds keep any other from counting.
 us_round_nr=0
 while [ $us_round_nr -lt 3 ]; do
 	us_round_nr=$((us_round_nr + 1))

@@ -87,9 +87,21 @@ static int unload_pre(struct kprobe *kp, struct pt_regs *regs)
 	return 0;
 }
 
+/*
+ * A post handler keeps the probe from being optimized.  The kprobe
+ * optimizer runs a few jiffies after registration and waits for a grace
+ * period holding kprobe_mutex, which every module load takes: had it run
+ * during the hold, the load would wait for the holder, not the unload.
+ */
+static void unload_post(struct kprobe *kp, struct pt_regs *regs,
+			unsigned long flags)
+{
+}
+
 static struct kprobe unload_kp = {
 	.symbol_name = "codetag_unload_module",
 	.pre_handler = unload_pre,
+	.post_handler = unload_post,
 };
 
 static int ctl_show(struct seq_file *m)
