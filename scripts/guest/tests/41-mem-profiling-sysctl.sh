@@ -88,6 +88,14 @@ if [ $mp_ro = 1 ]; then
 fi
 t_eq "rewriting the current value succeeds" "" "$mp_err"
 
+# Tags get their per-CPU counters when profiling is first on: at boot
+# (no message), else at the first switch to 1, which says so once.
+mp_counted() { dmesg | grep -c 'alloc_tag: switched on: counters for [1-9][0-9]* call sites'; }
+mp_counted_before=$(mp_counted)
+if [ "$mp_boot" = 1 ]; then
+	t_eq "booted with 1: counters allocated at boot, not on a switch" 0 "$mp_counted_before"
+fi
+
 for v in '\n' '2\n' '-1\n' 'never\n' '1x\n' '1\n\n' ' 1\n' '0x1' 'true\n' '10\n'; do
 	t_eq "write '$v' rejected with EINVAL" "Invalid argument" "$(mp_write "$v")"
 	t_eq "value unchanged after '$v'" "$mp_val" "$(cat $mp)"
@@ -102,5 +110,11 @@ t_eq "write 1 without newline accepted" "" "$(mp_write '1')"
 t_eq "reads 1 after writing 1" 1 "$(cat $mp)"
 t_eq "write 0 without newline accepted" "" "$(mp_write '0')"
 t_eq "reads 0 again" 0 "$(cat $mp)"
+t_eq "write 1 again accepted" "" "$(mp_write '1')"
+if [ "$mp_boot" = 1 ]; then
+	t_eq "no counters allocated by a switch after booting with 1" 0 "$(mp_counted)"
+else
+	t_eq "counters allocated by the first switch on, once (before: $mp_counted_before)" 1 "$(mp_counted)"
+fi
 mp_write "$mp_val\n" >/dev/null
 t_eq "original value restored" "$mp_val" "$(cat $mp)"
