@@ -109,7 +109,10 @@ END {
 	for (i = 1; i <= ncf; i++) {
 		c = cf[i]
 		if ((c, "alloc_tag") in sz) {
-			pertag[c] = sz[c, "alloc_tag"] + sz[c, "counters"] * sz[c, "possible_cpus"]
+			# Counters exist once profiling was on (runs before
+			# "counted" was reported always had them).
+			counted = ((c, "counted") in sz) ? sz[c, "counted"] : 1
+			pertag[c] = sz[c, "alloc_tag"] + counted * sz[c, "counters"] * sz[c, "possible_cpus"]
 			split(rlist[c], rl, " "); ntags[c] = rl[1]
 			tagmem[c] = pertag[c] * ntags[c]
 		}

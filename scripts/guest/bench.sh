@@ -101,6 +101,13 @@ dmesg | grep -E 'page_ext|pgalloc_tag|alloc_tag|obj_exts' | sed 's/^/@@DMESG /'
 grep -E '^(MemTotal|Slab):' /proc/meminfo | sed 's/^/@@MEMINFO /'
 [ -r /proc/slabinfo ] && sed 's/^/@@SLABINFO /' /proc/slabinfo
 sed 's/^/@@SIZES /' /proc/allocprof_sizes
+# Tags have counters once profiling was on: at boot, or switched on.
+if [ "$(cat /proc/sys/vm/mem_profiling 2>/dev/null)" = 1 ] ||
+	dmesg | grep -q 'alloc_tag: switched on: counters'; then
+	echo "@@SIZES counted 1"
+else
+	echo "@@SIZES counted 0"
+fi
 
 # Reading /proc/allocinfo: one full read per block size, at four numbers
 # of rows, against a seq_file printing as many rows with one seq_printf
