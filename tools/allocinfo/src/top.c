@@ -74,8 +74,9 @@ struct top {
 	size_t page;		/* rows that fit */
 	regex_t re;		/* the "/" filter */
 	int have_re;
-	char pattern[256];	/* the filter's text, or the one being typed */
-	size_t plen;
+	char pattern[256];	/* the active filter's text */
+	char edit[256];		/* the filter being typed after "/" */
+	size_t elen;
 	int typing;		/* reading a filter after "/" */
 	char status[512];	/* a message for the status line */
 	int stale;		/* status says a read failed */
@@ -249,7 +250,7 @@ static void put_status(struct top *t)
 
 	if (t->typing) {
 		fprintf(f, "filter (extended regex, empty: none, Esc: cancel): /%.*s_",
-			(int)t->plen, t->pattern);
+			(int)t->elen, t->edit);
 		return;
 	}
 	fprintf(f, "sort %s%s  rows %zu-%zu of %zu", key_name(o->sort[0].key),
@@ -430,44 +431,49 @@ static void set_sort(struct opts *o, enum key k)
 	o->sort[0].desc = desc[k];
 }
 
+/*
+ * Enter on a typed filter: an empty one clears the filter, a bad one is
+ * said on the status line and leaves the active filter as it was.
+ */
+static void filter_apply(struct top *t)
+{
+	regex_t re;
+	char msg[200];
+	int rc;
+
+	t->edit[t->elen] = '\0';
+	if (t->elen && (rc = regcomp(&re, t->edit, REG_EXTENDED | REG_NOSUB))) {
+		regerror(rc, &re, msg, sizeof(msg));
+		snprintf(t->status, sizeof(t->status), "bad filter /%s/: %s",
+			 t->edit, msg);
+		return;
+	}
+	if (t->elen)
+		regfree(&re);	/* a regex_t is not copied: compiled again below */
+	if (t->have_re)
+		regfree(&t->re);
+	t->have_re = t->elen &&
+		     !regcomp(&t->re, t->edit, REG_EXTENDED | REG_NOSUB);
+	memcpy(t->pattern, t->edit, t->elen + 1);
+	t->offset = 0;
+}
+
 /* a key while typing a filter; returns 1 to redraw */
 static int filter_key(struct top *t, int c)
 {
 	if (c == K_ESC) {
 		t->typing = 0;
-		t->plen = 0;
-		if (t->have_re)
-			t->plen = strlen(t->pattern);
 		return 1;
 	}
 	if (c == '\r' || c == '\n') {
-		char msg[200];
-		int rc;
-
 		t->typing = 0;
-		t->pattern[t->plen] = '\0';
-		if (t->have_re)
-			regfree(&t->re);
-		t->have_re = 0;
-		t->offset = 0;
-		if (!t->plen)
-			return 1;
-		if ((rc = regcomp(&t->re, t->pattern, REG_EXTENDED | REG_NOSUB))) {
-			regerror(rc, &t->re, msg, sizeof(msg));
-			regfree(&t->re);
-			snprintf(t->status, sizeof(t->status), "bad filter /%s/: %s",
-				 t->pattern, msg);
-			t->pattern[0] = '\0';
-			t->plen = 0;
-			return 1;
-		}
-		t->have_re = 1;
+		filter_apply(t);
 		return 1;
 	}
-	if ((c == 127 || c == 8) && t->plen)
-		t->plen--;
-	else if (c >= 0x20 && c < 0x7f && t->plen + 1 < sizeof(t->pattern))
-		t->pattern[t->plen++] = (char)c;
+	if ((c == 127 || c == 8) && t->elen)
+		t->elen--;
+	else if (c >= 0x20 && c < 0x7f && t->elen + 1 < sizeof(t->edit))
+		t->edit[t->elen++] = (char)c;
 	return 1;
 }
 
@@ -507,7 +513,7 @@ static int key(struct top *t, int c)
 		return 1;
 	case '/':
 		t->typing = 1;
-		t->plen = 0;
+		t->elen = 0;
 		return 1;
 	case 'j': case K_DOWN:
 		t->offset += t->offset < last;

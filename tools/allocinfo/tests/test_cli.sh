@@ -817,7 +817,7 @@ if command -v script >/dev/null; then
 	# to the end, home; sort by file, reverse; a bad filter, then /slub/
 	printf '#!/bin/sh\nstty rows 8 cols 170\n"%s" top -d 30 "%s"; echo "rc=$?"\n' "$ABS" "$(pwd)/$F/v1.txt" >"$T/tty2.sh"
 	chmod +x "$T/tty2.sh"
-	( sleep 0.6; for k in j G g f R "/(\r" "/slub\r" q; do printf "$k"; sleep 0.15; done; sleep 0.2 ) |
+	( sleep 0.6; for k in j G g f R "/(\r" "/slub\r" "/pa" "\033" "/[\r" q; do printf "$k"; sleep 0.15; done; sleep 0.2 ) |
 		timeout 20 script -qfec "$T/tty2.sh" /dev/null >"$T/out" 2>&1
 	# the screens, one per redraw: the status line and the locations shown
 	"$PY" - "$T/out" >"$T/screens" <<'PY'
@@ -832,6 +832,8 @@ PY
 	check "top: G shows the last page, g the first" eval 'grep -q "rows 7-10 of 10 .*kernel/fork.c:307 ./include/linux/slab.h:600$" "$T/screens" && [ $(grep -c "rows 1-4 of 10 .*| mm/vmalloc.c:3000 " "$T/screens") -ge 2 ]'
 	check "top: f sorts by file, R reverses" eval 'grep -q "^sort file (ascending) .*| ./include/linux/slab.h:600 drivers/foo/bar.c:77 " "$T/screens" && grep -q "^sort file (descending) .*| net/core/skbuff.c:120 mm/vmalloc.c:3000 " "$T/screens"'
 	check "top: / filters, a bad pattern is said so" eval 'grep -q "bad filter /(/" "$T/out" && grep -q "^sort file (descending)  rows 1-2 of 2  filter /slub/ .*| mm/slub.c:1234 mm/slub.c:1234$" "$T/screens" && grep -q "rc=0" "$T/out"'
+	check "top: Esc drops the filter being typed, the active one stays" eval 'grep -A1 "^filter (extended regex, empty: none, Esc: cancel): /pa_" "$T/screens" | tail -1 | grep -q "^sort file (descending)  rows 1-2 of 2  filter /slub/ .*| mm/slub.c:1234 mm/slub.c:1234$"'
+	check "top: a bad pattern leaves the active filter" eval 'grep -q "bad filter /\\[/" "$T/out" && tail -1 "$T/screens" | grep -q "^sort file (descending)  rows 1-2 of 2  filter /slub/ .*| mm/slub.c:1234 mm/slub.c:1234$"'
 	# a read that fails is said on the status line, and no longer once a
 	# read works again
 	cp "$F/v1.txt" "$T/flaky2.txt"
