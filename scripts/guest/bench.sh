@@ -103,7 +103,7 @@ grep -E '^(MemTotal|Slab):' /proc/meminfo | sed 's/^/@@MEMINFO /'
 sed 's/^/@@SIZES /' /proc/allocprof_sizes
 # Tags have counters once profiling was on: at boot, or switched on.
 if [ "$(cat /proc/sys/vm/mem_profiling 2>/dev/null)" = 1 ] ||
-	dmesg | grep -q 'alloc_tag: switched on: counters'; then
+	dmesg | grep -q 'alloc_tag: first switch on: counters'; then
 	echo "@@SIZES counted 1"
 else
 	echo "@@SIZES counted 0"

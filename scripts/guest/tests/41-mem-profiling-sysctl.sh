@@ -90,7 +90,7 @@ t_eq "rewriting the current value succeeds" "" "$mp_err"
 
 # Tags get their per-CPU counters when profiling is first on: at boot
 # (no message), else at the first switch to 1, which says so once.
-mp_counted() { dmesg | grep -c 'alloc_tag: switched on: counters for [1-9][0-9]* call sites'; }
+mp_counted() { dmesg | grep -c 'alloc_tag: first switch on: counters for [1-9][0-9]* call sites'; }
 mp_counted_before=$(mp_counted)
 if [ "$mp_boot" = 1 ]; then
 	t_eq "booted with 1: counters allocated at boot, not on a switch" 0 "$mp_counted_before"
