@@ -25,6 +25,12 @@
  *    wait4(2)), wall time and maximum RSS of each.  The three must find
  *    the same ten byte counts.  Targets: 5,000 rows in at most half of
  *    mawk's CPU time; 200,000 rows in at most mawk's, under 8 MB RSS.
+ * 6. (Last.) The 5k- and 20k-row files as they are (rows ending in "\n",
+ *    as older kernels print them) and with a blank before each row's
+ *    newline (as upstream's kernels and ours print them now): first read,
+ *    update read and scan of both in interleaved runs; the rows ending in
+ *    a blank may take at most ROW_END_LIMIT times as long (the margin is
+ *    for noise: the parser reads both in the same one pass).
  * The first-read loop frees and rebuilds a list each run; M_TRIM_THRESHOLD
  * is raised so that glibc keeps the freed heap instead of handing it back
  * and page-faulting it in again, which would time the kernel, not the
@@ -46,6 +52,8 @@
 #include <unistd.h>
 
 #include "allocinfo.h"
+
+#define ROW_END_LIMIT 1.10
 
 static double now(void)
 {
@@ -309,6 +317,103 @@ static int compare(const char *b, const char *awk, long rows, int runs)
 	return bad;
 }
 
+/* s with a blank before the newline of every row, as kernels end them now */
+static char *blank_ends(const char *s, size_t len, size_t *out)
+{
+	char *d = malloc(2 * len + 1), *o = d;
+	int row = 0, at_start = 1;
+
+	if (!d)
+		return NULL;
+	for (size_t i = 0; i < len; i++) {
+		if (at_start)
+			row = s[i] == ' ' || s[i] == '-' || (s[i] >= '0' && s[i] <= '9');
+		if (s[i] == '\n' && row)
+			*o++ = ' ';
+		*o++ = s[i];
+		at_start = s[i] == '\n';
+	}
+	*out = (size_t)(o - d);
+	return d;
+}
+
+/*
+ * The rows of the file of ROWS rows ending in "\n" and in " \n": median
+ * CPU times of a first read, an update read and a scan of each, in
+ * interleaved runs.  Returns 1 if those ending in a blank take more than
+ * ROW_END_LIMIT times as long, -1 on an error.
+ */
+static int row_ends(const char *b, long rows, int runs)
+{
+	static const char *const form[] = { "\"\\n\"", "\" \\n\"" };
+	char path[4096], *text[2];
+	size_t len[2];
+	double *v[2][3], t[2][3];
+	struct allocinfo_list *upd[2], *scan = allocinfo_list_new();
+	int bad = 0;
+
+	snprintf(path, sizeof(path), "%s/bench-%ld.txt", b, rows);
+	if (!(text[0] = slurp(path, &len[0])) || !(text[1] = blank_ends(text[0], len[0], &len[1])))
+		return -1;
+	for (int k = 0; k < 2; k++) {
+		upd[k] = allocinfo_list_new();
+		if (!upd[k] || allocinfo_list_read_buffer(upd[k], text[k], len[k]))
+			return -1;
+		for (int op = 0; op < 3; op++)
+			if (!(v[k][op] = malloc(sizeof(double) * (size_t)runs)))
+				return -1;
+	}
+	for (int r = 0; r < runs; r++)
+		for (int k = 0; k < 2; k++) {
+			struct allocinfo_list *l;
+			double c0 = cpu();
+			size_t n = 0;
+
+			l = allocinfo_list_new();
+			if (!l || allocinfo_list_read_buffer(l, text[k], len[k]) ||
+			    allocinfo_list_count(l) != (size_t)rows)
+				return -1;
+			v[k][0][r] = cpu() - c0;
+			allocinfo_list_free(l);
+
+			c0 = cpu();
+			allocinfo_list_read_buffer(upd[k], text[k], len[k]);
+			v[k][1][r] = cpu() - c0;
+
+			c0 = cpu();
+			if (allocinfo_list_scan_buffer(scan, text[k], len[k]))
+				return -1;
+			while (allocinfo_list_scan_next(scan))
+				n++;
+			v[k][2][r] = cpu() - c0;
+			if (n != (size_t)rows)
+				return -1;
+		}
+	for (int k = 0; k < 2; k++) {
+		for (int op = 0; op < 3; op++) {
+			t[k][op] = median(v[k][op], runs);
+			free(v[k][op]);
+		}
+		printf("%8ld %-6s %13.3f %13.3f %9.3f\n", rows, form[k], t[k][0] * 1e3,
+		       t[k][1] * 1e3, t[k][2] * 1e3);
+		allocinfo_list_free(upd[k]);
+		free(text[k]);
+	}
+	printf("%8ld %-6s", rows, "ratio");
+	for (int op = 0; op < 3; op++) {
+		char x[32];
+
+		snprintf(x, sizeof(x), "x%.2f", t[1][op] / t[0][op]);
+		printf(" %*s", op < 2 ? 13 : 9, x);
+		bad |= t[1][op] > ROW_END_LIMIT * t[0][op];
+	}
+	putchar('\n');
+	printf("target %ld rows ending in a blank no slower (x%.2f at most): %s\n", rows,
+	       ROW_END_LIMIT, bad ? "FAIL" : "ok");
+	allocinfo_list_free(scan);
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
 	static const long sizes[] = { 1000, 5000, 20000, 100000 };
@@ -450,5 +555,15 @@ int main(int argc, char **argv)
 	       t_upd[2] * 1e3, t_first[2] < 5e-3 && t_upd[2] < 5e-3 ? "ok" : "FAIL");
 	bad |= !(t_first[1] < 1e-3 && t_upd[1] < 1e-3 && t_first[2] < 5e-3 && t_upd[2] < 5e-3);
 
+	printf("the same rows ending in \"\\n\" and in \" \\n\", median of 401/201 interleaved "
+	       "runs; CPU ms\n");
+	printf("%8s %-6s %13s %13s %9s\n", "rows", "end", "first read", "update read", "scan");
+	for (int s = 1; s < 3; s++) {
+		int rc = row_ends(b, sizes[s], runs[s]);
+
+		if (rc < 0)
+			return 1;
+		bad |= rc;
+	}
 	return bad;
 }

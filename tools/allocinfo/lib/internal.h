@@ -59,6 +59,9 @@ void ai_text_init_fd(struct ai_text *t, int fd, size_t max);
 void ai_text_release(struct ai_text *t);
 int ai_text_header(struct ai_text *t, struct allocinfo_list *l);
 int ai_text_next(struct ai_text *t, struct ai_row *r, struct allocinfo_list *l);
+#ifdef AI_TEST_HOOKS
+extern size_t ai_test_fast_rows;	/* rows fast_row() read: the unit tests' */
+#endif
 
 /* The ioctl backend's rows for one read (struct allocinfo_tag_data). */
 struct ai_kernel {

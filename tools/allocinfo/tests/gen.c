@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Generate a synthetic /proc/allocinfo with ROWS rows in the kernel's
- * layout ("%12lli %8llu file:line [module] func:name"), for tests and
- * benchmarks.  Usage: gen ROWS [SEED [VERSION [GROWTH_STEP]]]
+ * layout ("%12lli %8llu file:line [module] func:name"), ending at their
+ * last token as older kernels' did (bench.c adds the blank before the
+ * newline that kernels print now), for tests and benchmarks.
+ * Usage: gen ROWS [SEED [VERSION [GROWTH_STEP]]]
  * VERSION 2 adds key:value pairs to some rows.  GROWTH_STEP n scales the
  * byte counts of every seventh row by (1 + n), to fake a leak over time.
  * The same arguments always produce the same bytes.

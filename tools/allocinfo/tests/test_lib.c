@@ -24,6 +24,8 @@
 
 #define FIX "tests/fixtures/"
 
+extern size_t ai_test_fast_rows;	/* lib/text.c, built with AI_TEST_HOOKS */
+
 static struct allocinfo_list *parse(const char *s)
 {
 	struct allocinfo_list *l = allocinfo_list_new();
@@ -41,6 +43,52 @@ static struct allocinfo_entry *nth(struct allocinfo_list *l, size_t n)
 		e = allocinfo_entry_next(e);
 	assert_non_null(e);
 	return e;
+}
+
+/* two entries alike: fields, line in the source and key:value pairs */
+static void assert_same_entry(const struct allocinfo_entry *x,
+			      const struct allocinfo_entry *y)
+{
+	const char *xm = allocinfo_entry_module(x), *ym = allocinfo_entry_module(y);
+
+	assert_non_null(x);
+	assert_non_null(y);
+	assert_true(allocinfo_entry_bytes(x) == allocinfo_entry_bytes(y));
+	assert_true(allocinfo_entry_calls(x) == allocinfo_entry_calls(y));
+	assert_string_equal(allocinfo_entry_file(x), allocinfo_entry_file(y));
+	assert_int_equal(allocinfo_entry_line(x), allocinfo_entry_line(y));
+	assert_string_equal(allocinfo_entry_func(x), allocinfo_entry_func(y));
+	assert_true(xm == ym || (xm && ym && !strcmp(xm, ym)));
+	assert_int_equal(allocinfo_entry_lineno(x), allocinfo_entry_lineno(y));
+	assert_int_equal(allocinfo_entry_kv_count(x), allocinfo_entry_kv_count(y));
+	for (size_t i = 0; i < allocinfo_entry_kv_count(x); i++) {
+		const char *xk, *xv, *yk, *yv;
+
+		allocinfo_entry_kv_get(x, i, &xk, &xv);
+		allocinfo_entry_kv_get(y, i, &yk, &yv);
+		assert_string_equal(xk, yk);
+		assert_string_equal(xv, yv);
+	}
+}
+
+/* two reads alike: the same entries in the same order, the same malformed lines */
+static void assert_same_lists(const struct allocinfo_list *a, const struct allocinfo_list *b)
+{
+	struct allocinfo_entry *x, *y;
+
+	assert_int_equal(allocinfo_list_count(a), allocinfo_list_count(b));
+	for (x = allocinfo_list_first(a), y = allocinfo_list_first(b); x && y;
+	     x = allocinfo_entry_next(x), y = allocinfo_entry_next(y))
+		assert_same_entry(x, y);
+	assert_null(x);
+	assert_null(y);
+	assert_int_equal(allocinfo_list_malformed_count(a), allocinfo_list_malformed_count(b));
+	for (size_t i = 0; i < allocinfo_list_malformed_count(a); i++) {
+		assert_int_equal(allocinfo_list_malformed_line(a, i),
+				 allocinfo_list_malformed_line(b, i));
+		assert_string_equal(allocinfo_list_malformed_reason(a, i),
+				    allocinfo_list_malformed_reason(b, i));
+	}
 }
 
 static void v1_fields(void **state)
@@ -289,63 +337,130 @@ static void kernel_layout_rows(void **state)
 		"         1-2        2 a.c:12 func:minus_inside",
 		"  -       12        2 a.c:12 func:minus_apart",
 	};
-	const char *pad = "           1        1 pad.c:1 func:padding_row_so_the_row_before_reads_fast\n";
+	const char *pad = "           1        1 pad.c:1 func:padding_row_so_the_row_before_reads_fast";
 	size_t n = sizeof(rows) / sizeof(rows[0]);
-	char *fast = calloc(n, 300), *slow = calloc(n, 300), *f = fast, *s = slow;
-	struct allocinfo_list *a, *b;
-	struct allocinfo_entry *x, *y;
+	char *fast = calloc(n, 300), *slow = calloc(n, 300), *blank = calloc(n, 300);
+	char *f = fast, *s = slow, *b2 = blank;
+	struct allocinfo_list *a, *b, *c;
 
 	(void)state;
 	assert_non_null(fast);
 	assert_non_null(slow);
+	assert_non_null(blank);
 	f += sprintf(f, "allocinfo - version: 2.0\n");
 	s += sprintf(s, "allocinfo - version: 2.0\n");
+	b2 += sprintf(b2, "allocinfo - version: 2.0\n");
 	for (size_t i = 0; i < n; i++) {
-		f += sprintf(f, "%s\n%s", rows[i], pad);
-		s += sprintf(s, " %s\n %s", rows[i], pad);
+		f += sprintf(f, "%s\n%s\n", rows[i], pad);
+		s += sprintf(s, " %s\n %s\n", rows[i], pad);
+		/* as upstream's kernels, and ours now, end them */
+		b2 += sprintf(b2, "%s \n%s \n", rows[i], pad);
 	}
 	a = parse(fast);
 	b = parse(slow);
-	assert_int_equal(allocinfo_list_count(a), allocinfo_list_count(b));
+	c = parse(blank);
 	assert_int_equal(allocinfo_list_count(a), 2 * n - 13);	/* 13 malformed */
 	assert_int_equal(strlen(rows[22]), 22 + 63);
-	for (x = allocinfo_list_first(a), y = allocinfo_list_first(b); x && y;
-	     x = allocinfo_entry_next(x), y = allocinfo_entry_next(y)) {
-		const char *xm = allocinfo_entry_module(x), *ym = allocinfo_entry_module(y);
-
-		assert_true(allocinfo_entry_bytes(x) == allocinfo_entry_bytes(y));
-		assert_true(allocinfo_entry_calls(x) == allocinfo_entry_calls(y));
-		assert_string_equal(allocinfo_entry_file(x), allocinfo_entry_file(y));
-		assert_int_equal(allocinfo_entry_line(x), allocinfo_entry_line(y));
-		assert_string_equal(allocinfo_entry_func(x), allocinfo_entry_func(y));
-		assert_true(xm == ym || (xm && ym && !strcmp(xm, ym)));
-		assert_int_equal(allocinfo_entry_lineno(x), allocinfo_entry_lineno(y));
-		assert_int_equal(allocinfo_entry_kv_count(x), allocinfo_entry_kv_count(y));
-		for (size_t i = 0; i < allocinfo_entry_kv_count(x); i++) {
-			const char *xk, *xv, *yk, *yv;
-
-			allocinfo_entry_kv_get(x, i, &xk, &xv);
-			allocinfo_entry_kv_get(y, i, &yk, &yv);
-			assert_string_equal(xk, yk);
-			assert_string_equal(xv, yv);
-		}
-	}
-	assert_null(x);
-	assert_null(y);
-	assert_int_equal(allocinfo_list_malformed_count(a), allocinfo_list_malformed_count(b));
-	for (size_t i = 0; i < allocinfo_list_malformed_count(a); i++) {
-		assert_int_equal(allocinfo_list_malformed_line(a, i),
-				 allocinfo_list_malformed_line(b, i));
-		assert_string_equal(allocinfo_list_malformed_reason(a, i),
-				    allocinfo_list_malformed_reason(b, i));
-	}
+	assert_same_lists(a, b);
+	assert_same_lists(a, c);
 	assert_int_equal(allocinfo_entry_line(nth(a, 4)), 99999999);
 	assert_int_equal(allocinfo_entry_line(nth(a, 8)), 123456789);
 	assert_true(allocinfo_entry_bytes(nth(a, 39)) == -12345678901LL);	/* row 25 */
 	allocinfo_list_free(a);
 	allocinfo_list_free(b);
+	allocinfo_list_free(c);
 	free(fast);
 	free(slow);
+	free(blank);
+}
+
+/* s without the blank before the newline of every @every-th line, from the first */
+static char *drop_end_blanks(const char *s, size_t len, size_t every)
+{
+	char *d = malloc(len + 1), *o = d;
+	size_t line = 0;
+
+	assert_non_null(d);
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == ' ' && i + 1 < len && s[i + 1] == '\n' && line % every == 0)
+			continue;
+		line += s[i] == '\n';
+		*o++ = s[i];
+	}
+	*o = '\0';
+	return d;
+}
+
+/*
+ * Upstream's rows, and our kernel's now, end in a blank before the
+ * newline (v2-row-end-blank.txt); older kernels' end without it.  Both
+ * read alike, and a row in the kernel's columns takes the one pass
+ * either way: AI_TEST_HOOKS counts the rows read so.
+ */
+static void row_end_blank(void **state)
+{
+	struct allocinfo_list *l = allocinfo_list_new(), *plain, *mixed;
+	struct allocinfo_list *s = allocinfo_list_new();
+	const struct allocinfo_entry *se;
+	struct allocinfo_entry *e;
+	size_t len, fast_blank, fast_plain, fast_mixed, fast_scan;
+	const char *raw;
+	char *p, *m;
+
+	(void)state;
+	ai_test_fast_rows = 0;
+	assert_int_equal(allocinfo_list_read_path(l, FIX "v2-row-end-blank.txt"), ALLOCINFO_OK);
+	fast_blank = ai_test_fast_rows;
+	assert_int_equal(allocinfo_list_count(l), 11);
+	assert_int_equal(allocinfo_list_malformed_count(l), 0);
+	assert_string_equal(allocinfo_entry_func(nth(l, 0)), "alloc_slab_page");
+	assert_int_equal(allocinfo_entry_kv_count(nth(l, 0)), 0);
+	assert_int_equal(allocinfo_entry_kv_count(nth(l, 1)), 1);
+	assert_string_equal(allocinfo_entry_kv_find(nth(l, 1), "accurate"), "no");
+	assert_string_equal(allocinfo_entry_kv_find(nth(l, 4), "unloaded"), "yes");
+	assert_int_equal(allocinfo_entry_kv_count(nth(l, 5)), 2);
+	assert_string_equal(allocinfo_entry_kv_find(nth(l, 5), "unloaded"), "yes");
+	assert_int_equal(allocinfo_entry_kv_count(nth(l, 6)), 4);
+	assert_string_equal(allocinfo_entry_kv_find(nth(l, 6), "requested"), "96000");
+	assert_string_equal(allocinfo_entry_kv_find(nth(l, 9), "weird_key"), "a:b");
+	assert_string_equal(allocinfo_entry_func(nth(l, 10)), "idr_alloc");
+
+	raw = allocinfo_list_raw(l, &len);
+	assert_non_null(raw);
+	p = drop_end_blanks(raw, len, 1);
+	m = drop_end_blanks(raw, len, 2);
+	assert_null(strstr(p, " \n"));
+	ai_test_fast_rows = 0;
+	plain = parse(p);
+	fast_plain = ai_test_fast_rows;
+	ai_test_fast_rows = 0;
+	mixed = parse(m);
+	fast_mixed = ai_test_fast_rows;
+	assert_same_lists(l, plain);
+	assert_same_lists(mixed, plain);
+
+	/* a scan of the file, which cuts the names out of its own buffer */
+	ai_test_fast_rows = 0;
+	assert_int_equal(allocinfo_list_scan_path(s, FIX "v2-row-end-blank.txt"), ALLOCINFO_OK);
+	for (e = allocinfo_list_first(plain); (se = allocinfo_list_scan_next(s));
+	     e = allocinfo_entry_next(e))
+		assert_same_entry(se, e);
+	assert_null(e);
+	fast_scan = ai_test_fast_rows;
+
+	assert_int_equal(fast_blank, fast_plain);
+	assert_int_equal(fast_mixed, fast_plain);
+	assert_int_equal(fast_scan, fast_plain);
+#if defined(__x86_64__)
+	/* the first five fit in the one pass's 64 bytes, blank included */
+	assert_true(fast_plain >= 5);
+#endif
+	allocinfo_list_free(l);
+	allocinfo_list_free(plain);
+	allocinfo_list_free(mixed);
+	allocinfo_list_free(s);
+	free(p);
+	free(m);
 }
 
 static void duplicates_kept_apart(void **state)
@@ -1167,6 +1282,7 @@ int main(void)
 		cmocka_unit_test(number_limits),
 		cmocka_unit_test(kernel_columns),
 		cmocka_unit_test(kernel_layout_rows),
+		cmocka_unit_test(row_end_blank),
 		cmocka_unit_test(duplicates_kept_apart),
 		cmocka_unit_test(update_reordered),
 		cmocka_unit_test(very_long_line),
