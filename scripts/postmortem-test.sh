@@ -132,8 +132,8 @@ if [ $st = 0 ]; then
 		tap ok "allocinfo: the same $(($(wc -l <"$log/guest.txt") - 2)) call sites in the same order"
 	fi
 	compare allocinfo "$log/guest.txt" "$log/core.txt"
-	grep -q '\[allocprof_test\] .* unloaded:yes$' "$log/core.txt" &&
-		grep '\[allocprof_test\]' "$log/core.txt" | grep -qv 'unloaded:yes$' &&
+	grep -q '\[allocprof_test\] .* unloaded:yes $' "$log/core.txt" &&
+		grep '\[allocprof_test\]' "$log/core.txt" | grep -qv 'unloaded:yes $' &&
 		tap ok "rows of a loaded module and of an unloaded one that holds pages" ||
 		tap fail "module rows" "no loaded and unloaded:yes rows of allocprof_test"
 	# The armed site's row, its stacks' counters included, is compared
@@ -343,7 +343,7 @@ page=$(/usr/bin/python3 "$ROOT/scripts/postmortem-cut.py" "$core" "$kdir/vmlinux
 		2>"$log/core-cut.err" || st=$?
 if [ -f "$log/core.txt" ]; then
 	# What the full dump's rows become without the strings.
-	sed -E '/ unloaded:yes$/!s#^( *-?[0-9]+ +[0-9]+ )[^ ]+:([0-9]+) \[allocprof_test\] func:[^ ]+#\1unresolved:\2 [allocprof_test] func:unresolved#' \
+	sed -E '/ unloaded:yes $/!s#^( *-?[0-9]+ +[0-9]+ )[^ ]+:([0-9]+) \[allocprof_test\] func:[^ ]+#\1unresolved:\2 [allocprof_test] func:unresolved#' \
 		"$log/core.txt" >"$log/core-cut.want"
 	unresolved=$(grep -c '^ *-\?[0-9]* *[0-9]* unresolved:' "$log/core-cut.txt" || true)
 	if [ -n "$page" ] && [ $st = 0 ] && [ "$unresolved" -gt 0 ] &&

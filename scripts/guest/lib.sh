@@ -61,11 +61,28 @@ mem_profiling_boot() {
 	done
 	for _w in $(cat /proc/cmdline); do
 		case "$_w" in
-		sysctl.vm.mem_profiling=0 | sysctl.vm.mem_profiling=1 | sysctl.vm.mem_profiling=never)
-			_state=${_w#*=} ;;
+		sysctl.vm.mem_profiling=*)
+			_v=$(mem_profiling_value "${_w#*=}")
+			[ -z "$_v" ] || _state=$_v
+			;;
 		esac
 	done
 	echo "$_state"
+}
+
+# mem_profiling_value VALUE: 1, 0 or never for a sysctl.vm.mem_profiling=
+# value the kernel takes (anything starting with never, or a boolean as
+# kstrtobool() reads its first characters, optionally followed by
+# ",compressed"); nothing for an invalid one.
+mem_profiling_value() {
+	case "$1" in
+	never*) echo never; return 0 ;;
+	[yYtT1]* | [oO][nN]*) _mpv=1 ;;
+	[nNfF0]* | [oO][fF]*) _mpv=0 ;;
+	*) return 0 ;;
+	esac
+	case "$1" in *,*) [ "${1#*,}" = compressed ] || return 0 ;; esac
+	echo $_mpv
 }
 
 # have_module DESC NAME: true if module NAME was built for this kernel and

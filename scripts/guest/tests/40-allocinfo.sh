@@ -44,7 +44,7 @@ ai_bad=$(sed 1,2d /tmp/ai.big | awk '
 	line = substr(line, RLENGTH + 1)
 	if (!match(line, /^ *[0-9]+ /) || RLENGTH < 9) { print; next }
 	line = substr(line, RLENGTH + 1)
-	if (line !~ /^[^ ]+:[0-9]+( \[[^] ]+\])? func:[^ ]+( total_calls:[0-9]+ total_bytes:[0-9]+ failed:[0-9]+ requested:[0-9]+)?( accurate:no)?$/) print
+	if (line !~ /^[^ ]+:[0-9]+( \[[^] ]+\])? func:[^ ]+( total_calls:[0-9]+ total_bytes:[0-9]+ failed:[0-9]+ requested:[0-9]+)?( accurate:no)? $/) print
 }' | head -3)
 t_eq "allocinfo rows well formed" "" "$ai_bad"
 # Nothing that could be a kernel address: no 0xffff..., no 16 hex digits.

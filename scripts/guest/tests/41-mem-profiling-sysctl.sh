@@ -29,16 +29,26 @@ if [ ! -e $mp ]; then
 	return 0
 fi
 
-case "$mp_boot" in
-"" | 0 | 1 | never)
-	t_eq "no warning for valid boot value" "" \
+mp_said=$(mem_profiling_value "$mp_boot")
+if [ -z "$mp_boot" ] || [ -n "$mp_said" ]; then
+	t_eq "no warning for valid boot value '$mp_boot'" "" \
 		"$(dmesg | grep 'sysctl.vm.mem_profiling=.*invalid value' | head -1)"
-	;;
-*)
+else
 	t_eq "exactly one warning for bad boot value '$mp_boot'" 1 \
 		"$(dmesg | grep -c "sysctl.vm.mem_profiling=$mp_boot: invalid value")"
 	t_eq "no second warning from sysctl.* handling" 0 \
 		"$(dmesg | grep -c "invalid for parameter .sysctl.vm.mem_profiling")"
+fi
+# Upstream's ",compressed" is taken, and the log says what it did.
+case "$mp_said:$mp_boot" in
+[01]:*,compressed)
+	[ "$mp_said" = 1 ] && mp_onoff=on || mp_onoff=off
+	t_eq "'$mp_boot' taken as $mp_onoff, logged once" 1 \
+		"$(dmesg | grep -c "sysctl.vm.mem_profiling=$mp_boot: profiling $mp_onoff; references are packed where they fit")"
+	;;
+*)
+	t_eq "no compressed line without ,compressed" 0 \
+		"$(dmesg | grep -c 'sysctl.vm.mem_profiling=.*references are packed')"
 	;;
 esac
 

@@ -49,7 +49,7 @@ if [ "$am_on" = 1 ]; then
 	t_check "rows of the unloaded module still listed, with bytes" \
 		awk '/\[allocprof_test\]/ && $1 > 0 { n++ } END { exit !n }' /proc/allocinfo
 	t_eq "every row of the unloaded module marked unloaded:yes" 0 \
-		"$(grep '\[allocprof_test\]' /proc/allocinfo | grep -vc ' unloaded:yes$')"
+		"$(grep '\[allocprof_test\]' /proc/allocinfo | grep -vc ' unloaded:yes $')"
 else
 	t_eq "no row of the module after unload when nothing was charged" 0 \
 		"$(grep -c '\[allocprof_test\]' /proc/allocinfo)"

@@ -25,7 +25,7 @@ ch_bad=""
 for bs in 1 4096 1 4096 1; do
 	dd if=/proc/allocinfo of=/tmp/ch_read bs=$bs 2>/dev/null
 	head -n 1 /tmp/ch_read | grep -qx 'allocinfo - version: 2.0' || ch_bad="$ch_bad header($bs)"
-	awk 'NR > 2 && !/^ *-?[0-9]+ +[0-9]+ [^ ]+:[0-9]+( \[[^]]+\])? func:[^ ]+( total_calls:[0-9]+ total_bytes:[0-9]+ failed:[0-9]+ requested:[0-9]+)?( accurate:no)?$/ { bad = 1 }
+	awk 'NR > 2 && !/^ *-?[0-9]+ +[0-9]+ [^ ]+:[0-9]+( \[[^]]+\])? func:[^ ]+( total_calls:[0-9]+ total_bytes:[0-9]+ failed:[0-9]+ requested:[0-9]+)?( accurate:no)? $/ { bad = 1 }
 		END { exit bad }' /tmp/ch_read || ch_bad="$ch_bad row-format($bs)"
 	[ "$(ch_sites /tmp/ch_read)" = "$(ch_sites /tmp/ch_ref)" ] || ch_bad="$ch_bad builtin-sites($bs)"
 	[ -z "$(awk 'NR > 2 && /\[/ { print $3, $4, $5 }' /tmp/ch_read | sort | uniq -d)" ] ||

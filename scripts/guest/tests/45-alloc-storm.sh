@@ -46,7 +46,7 @@ st_rows() {
 cat >/tmp/st_sample.awk <<'AWK'
 NR == 1 { if ($0 !~ /^allocinfo - version: [12]\.0$/) bad = 1; next }
 NR == 2 { if ($0 !~ /^# +<size> +<calls> <tag info>$/) bad = 1; next }
-!/^ *-?[0-9]+ +[0-9]+ [^ ]+:[0-9]+( \[[^] ]+\])? func:[^ ]+( total_calls:[0-9]+ total_bytes:[0-9]+ failed:[0-9]+ requested:[0-9]+)?( accurate:no)?$/ { bad = 1 }
+!/^ *-?[0-9]+ +[0-9]+ [^ ]+:[0-9]+( \[[^] ]+\])? func:[^ ]+( total_calls:[0-9]+ total_bytes:[0-9]+ failed:[0-9]+ requested:[0-9]+)?( accurate:no)? $/ { bad = 1 }
 / \[allocprof_stress\] func:/ {
 	c = $2
 	if (length(c) >= 19 && c + 0 > 9e18)

@@ -47,7 +47,7 @@ else
 	t_eq "no unload warning when nothing was charged" 0 "$pc_warn"
 fi
 t_eq "rows of the unloaded module all marked unloaded:yes" 0 \
-	"$(grep '\[allocprof_percpu_test\]' /proc/allocinfo | grep -vc ' unloaded:yes$')"
+	"$(grep '\[allocprof_percpu_test\]' /proc/allocinfo | grep -vc ' unloaded:yes $')"
 t_check "kept areas freed after unload" sh -c 'echo free >/proc/allocprof_keeper'
 t_eq "keeper holds nothing" 0 "$(cat /proc/allocprof_keeper)"
 wait_rows_gone allocprof_percpu_test

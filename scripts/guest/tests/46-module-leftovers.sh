@@ -24,7 +24,7 @@ ml_warn0=$(dmesg | grep -c 'module allocprof_test unloaded with')
 cat >/tmp/ml.awk <<'AWK'
 NR == 1 && !/^allocinfo - version: [12]\.0$/ { bad = 1 }
 NR == 2 && !/^# +<size> +<calls> <tag info>$/ { bad = 1 }
-NR > 2 && !/^ *-?[0-9]+ +[0-9]+ [^ ]+:[0-9]+( \[[^] ]+\])? func:[^ ]+( total_calls:[0-9]+ total_bytes:[0-9]+ failed:[0-9]+ requested:[0-9]+)?( accurate:no)?( unloaded:yes)?$/ { bad = 1 }
+NR > 2 && !/^ *-?[0-9]+ +[0-9]+ [^ ]+:[0-9]+( \[[^] ]+\])? func:[^ ]+( total_calls:[0-9]+ total_bytes:[0-9]+ failed:[0-9]+ requested:[0-9]+)?( accurate:no)?( unloaded:yes)? $/ { bad = 1 }
 END { print (bad || NR < 3) ? "bad" : "ok" }
 AWK
 rm -f /tmp/ml_stop
@@ -47,7 +47,7 @@ while [ $i -lt "$ml_n" ]; do
 		ml_left=$((ml_left + 1))
 	fi
 	rmmod allocprof_test || { ml_bad="$ml_bad rmmod($i)"; break; }
-	grep '\[allocprof_test\]' /proc/allocinfo | grep -qv ' unloaded:yes$' &&
+	grep '\[allocprof_test\]' /proc/allocinfo | grep -qv ' unloaded:yes $' &&
 		ml_bad="$ml_bad unmarked-rows-after-unload($i)"
 	echo free >/proc/allocprof_keeper || ml_bad="$ml_bad keeper-free($i)"
 done

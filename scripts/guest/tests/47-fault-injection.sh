@@ -94,8 +94,8 @@ else
 	t_eq "every cache object allocated without its vector" $fi_n "$(fi_live cache)"
 	t_check "cache row undercounts ($(echo "$fi_row" | awk '{ print $2 }') of $fi_n charged)" \
 		[ "$(echo "$fi_row" | awk '{ print $2 }')" -lt $fi_n ]
-	t_check "cache row marked accurate:no" sh -c "echo '$fi_row' | grep -q ' accurate:no\$'"
-	t_eq "no other module row marked" 1 "$(grep '\[allocprof_stress\].* accurate:no$' /proc/allocinfo | wc -l)"
+	t_check "cache row marked accurate:no" sh -c "echo '$fi_row' | grep -q ' accurate:no \$'"
+	t_eq "no other module row marked" 1 "$(grep '\[allocprof_stress\].* accurate:no $' /proc/allocinfo | wc -l)"
 	echo release >$st_proc
 	t_eq "cache row back to 0 0 after release, still marked" "0 0 accurate:no" \
 		"$(grep ":$fi_line \[allocprof_stress\] func:" /proc/allocinfo | awk '{ print $1, $2, $NF }')"

@@ -39,7 +39,7 @@ t_check "top allocators: 1 to 10 rows ($(echo "$sm_list" | grep -c .))" \
 sm_bytes=$(echo "$sm_list" | awk '{ print $1 }')
 t_eq "top allocators sorted by bytes" "$(echo "$sm_bytes" | sort -nr)" "$sm_bytes"
 sm_bad=$(echo "$sm_list" | while read -r b c loc rest; do
-	grep -q " $loc $rest\( total_calls:.*\)\{0,1\}\$" /proc/allocinfo || echo "$loc"
+	grep -q " $loc $rest\( total_calls:.*\)\{0,1\} \$" /proc/allocinfo || echo "$loc"
 done | head -3)
 t_eq "top allocators are rows of /proc/allocinfo" "" "$sm_bad"
 t_info "top allocator: $(echo "$sm_list" | head -1 | tr -s ' ')"

@@ -17,7 +17,7 @@ if [ ! -f "$MODDIR/allocprof_stats_test.ko" ]; then
 fi
 
 t_eq "every row ends in the lifetime counts" "" "$(awk 'NR > 2 &&
-	!/^ *-?[0-9]+ +[0-9]+ [^ ]+:[0-9]+ (\[[^]]+\] )?func:[^ ]+ total_calls:[0-9]+ total_bytes:[0-9]+ failed:[0-9]+ requested:[0-9]+( accurate:no)?$/' \
+	!/^ *-?[0-9]+ +[0-9]+ [^ ]+:[0-9]+ (\[[^]]+\] )?func:[^ ]+ total_calls:[0-9]+ total_bytes:[0-9]+ failed:[0-9]+ requested:[0-9]+( accurate:no)? $/' \
 	/proc/allocinfo | head -2)"
 t_eq "header stays 2.0" "allocinfo - version: 2.0" "$(head -1 /proc/allocinfo)"
 # Slack is counted only for objects charged: requested: never exceeds
