@@ -227,7 +227,6 @@ int row_cmp(const struct row *a, const struct row *b, const struct opts *o);
 void rows_sort(struct row *rows, size_t n, const struct opts *o,
 	       int (*cmp)(const struct row *, const struct row *,
 			  const struct opts *));
-void rows_number_dups(struct row *rows, size_t n);
 int row_cmp_ties(const struct row *a, const struct row *b);
 size_t group_key(const struct opts *o, const struct row *r, char **buf,
 		 size_t *cap);
@@ -245,6 +244,25 @@ struct strmap {
 
 size_t strmap_find(struct strmap *m, const char *key, size_t len, int add);
 void strmap_free(struct strmap *m);
+
+/*
+ * Each row's occurrence among the rows of its location (file, line,
+ * function, module) in the whole source: 0 for the first, 1 for the
+ * second...  Fed every row of the source, filtered or not, so that the
+ * number is the tag's own, whatever the filters, -n and the order show.
+ */
+struct occmap {
+	struct strmap map;	/* location -> index in n */
+	unsigned *n;		/* rows of the location so far */
+	size_t cap;
+	char *kbuf;
+	size_t kcap;
+};
+
+struct sel;
+unsigned occ_next(struct occmap *m, const struct allocinfo_entry *e,
+		  struct sel *s);
+void occ_free(struct occmap *m);
 
 struct groups;
 
@@ -301,6 +319,7 @@ struct srcinfo {
 	size_t shown;
 	int64_t total_bytes;
 	uint64_t total_calls;
+	const struct readinfo *read;	/* the metrics formats: the read itself */
 };
 
 FILE *out_open(struct outfile *of, const struct opts *o, int mode);
@@ -350,8 +369,40 @@ struct nodes {
 	uint64_t *calls;
 };
 
+/* Why a read failed: the reason label of allocinfo_read_error. */
+enum read_reason {
+	RR_NOT_FOUND, RR_PERMISSION, RR_FORMAT, RR_MALFORMED, RR_TOO_LARGE,
+	RR_IO, RR_N
+};
+
+/* vm.mem_profiling: the state label of allocinfo_profiling_state. */
+enum prof_state { PS_ENABLED, PS_DISABLED, PS_NEVER, PS_ABSENT, PS_UNKNOWN, PS_N };
+
+/*
+ * What the metrics formats say about the source and its read, besides its
+ * rows: whether it was read whole (and why not), and over every row of
+ * the source, whatever the filters and -n let through, the call sites and
+ * totals.  For the live file also the profiling switch and the time of
+ * the last successful read.
+ */
+struct readinfo {
+	int ok;			/* read whole: rows and totals are valid */
+	enum read_reason reason;	/* when not ok */
+	size_t malformed;	/* lines of the source that did not parse */
+	size_t sites;		/* rows of the source */
+	int64_t total_bytes;
+	uint64_t total_calls;
+	int live;		/* the source is the live file */
+	enum prof_state prof;	/* live */
+	int64_t last_success;	/* live: Unix time; < 0 unknown */
+};
+
+void readinfo_start(struct readinfo *ri, const struct opts *o, const char *path);
+void readinfo_add(struct readinfo *ri, const struct allocinfo_entry *e);
+void readinfo_done(struct readinfo *ri, const struct opts *o, int rc,
+		   const struct allocinfo_list *l, int too_big);
 void metrics_rows(FILE *f, const struct row *rows, size_t n,
-		  const struct opts *o);
+		  const struct readinfo *ri, const struct opts *o);
 void metrics_numa(FILE *f, const struct row *rows, size_t n, int nodes,
 		  const struct opts *o);
 

@@ -3,7 +3,18 @@
  * metrics.c - OpenMetrics and Prometheus text output
  *
  * The same series in both flavours, so that a dashboard does not care
- * which one fed it:
+ * which one fed it.  First what the run says about its source:
+ *
+ *   allocinfo_read_success                 1: read whole, 0: the read failed
+ *   allocinfo_read_error{reason="R"}       1 for the reason it failed, else 0
+ *   allocinfo_malformed_lines              lines that did not parse
+ *   allocinfo_last_success_timestamp_seconds   (live file) Unix time
+ *   allocinfo_profiling_enabled            (live file) vm.mem_profiling is 1
+ *   allocinfo_profiling_state{state="S"}   (live file) 1 for the state, else 0
+ *   allocinfo_call_sites, allocinfo_total_bytes, allocinfo_total_calls
+ *                                          over every row of the source
+ *
+ * then its rows:
  *
  *   allocinfo_bytes{site} and allocinfo_calls{site}    gauges
  *   allocinfo_kv{site,key="K"} V                       a pair whose value is a number
@@ -11,12 +22,22 @@
  *   allocinfo_node_bytes{site,node="N"}, allocinfo_node_calls   (--numa)
  *
  * where {site} is file, line, func, module (and occurrence for the second
- * and later rows of one location), or the group's name with --group.
+ * and later rows of one location in the source), or the group's name with
+ * --group.
  * Keys are label values, not parts of metric names: the kernel's keys are
  * not ours to name, and a key such as lat_ms, fooBar or x_total in a
  * metric name fails promtool's checks (units, snake_case, suffixes) while
  * any UTF-8 is a valid label value.  A row contributes the first pair of
  * a key it repeats, as in JSON and allocinfo_entry_kv_find().
+ *
+ * A read that fails still gives a complete exposition: the read families
+ * say so and why, and the rows and totals, which would be a part of the
+ * source or none of it, are left out.  The time of the last successful
+ * read is this run's when it succeeds; a failed run carries it over from
+ * the file -o replaces (a textfile collector's previous output), and
+ * leaves it out when there is none.  The enumerations (reason, state)
+ * give every value, 1 for the one that holds, so that a series does not
+ * vanish when the state changes.
  *
  * The flavours differ only where their parsers do: OpenMetrics has UNIT
  * lines, the info type (family allocinfo_kv_text, samples _info) and a
@@ -31,8 +52,24 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cmd.h"
+
+static const char *const reason_names[RR_N] = {
+	[RR_NOT_FOUND] = "not_found", [RR_PERMISSION] = "permission",
+	[RR_FORMAT] = "format", [RR_MALFORMED] = "malformed",
+	[RR_TOO_LARGE] = "too_large", [RR_IO] = "io",
+};
+
+static const char *const state_names[PS_N] = {
+	[PS_ENABLED] = "enabled", [PS_DISABLED] = "disabled",
+	[PS_NEVER] = "never", [PS_ABSENT] = "absent", [PS_UNKNOWN] = "unknown",
+};
+
+#define LAST_SUCCESS "allocinfo_last_success_timestamp_seconds"
 
 /* TYPE, UNIT and HELP of a family, in the order each flavour wants */
 static void family(FILE *f, const struct opts *o, const char *name,
@@ -158,9 +195,171 @@ static void kv_samples(FILE *f, const struct row *rows, size_t n, int text,
 	}
 }
 
-void metrics_rows(FILE *f, const struct row *rows, size_t n,
-		  const struct opts *o)
+/*
+ * vm.mem_profiling as the kernel shows it: 1 or 0; a kernel booted with
+ * sysctl.vm.mem_profiling=never reads 0 and has no /proc/allocinfo (a
+ * kernel that prints "never" is taken at its word); no file: a kernel
+ * without CONFIG_MEM_ALLOC_PROFILING.
+ */
+static enum prof_state prof_state(const struct opts *o)
 {
+	const char *path = live_path(o, "sys/vm/mem_profiling");
+	char *v = read_small(path);
+	enum prof_state ps = PS_UNKNOWN;
+
+	if (!v)
+		ps = access(path, F_OK) ? PS_ABSENT : PS_UNKNOWN;
+	else if (!strcmp(v, "1"))
+		ps = PS_ENABLED;
+	else if (!strcmp(v, "never"))
+		ps = PS_NEVER;
+	else if (!strcmp(v, "0"))
+		ps = access(live_path(o, "allocinfo"), F_OK) ? PS_NEVER : PS_DISABLED;
+	free(v);
+	return ps;
+}
+
+/*
+ * The time of the last successful read that the file -o replaces holds
+ * (a textfile collector's previous output, written by an earlier run);
+ * -1 if there is none.  Only a regular file is read: a FIFO or a device
+ * given to -o is written, never read.
+ */
+static int64_t previous_success(const struct opts *o)
+{
+	static const char name[] = LAST_SUCCESS " ";
+	struct stat st;
+	char *line = NULL, *end;
+	size_t cap = 0;
+	int64_t t = -1;
+	FILE *f;
+
+	if (!o->output || !strcmp(o->output, "-") || stat(o->output, &st) ||
+	    !S_ISREG(st.st_mode) || !(f = fopen(o->output, "re")))
+		return -1;
+	while (getline(&line, &cap, f) > 0) {
+		double d;
+
+		if (strncmp(line, name, sizeof(name) - 1))
+			continue;
+		errno = 0;
+		d = strtod(line + sizeof(name) - 1, &end);
+		if (!errno && end != line + sizeof(name) - 1 &&
+		    (*end == '\n' || !*end) && d >= 0 && d < 9e15)
+			t = (int64_t)d;
+		break;
+	}
+	free(line);
+	fclose(f);
+	return t;
+}
+
+void readinfo_start(struct readinfo *ri, const struct opts *o, const char *path)
+{
+	memset(ri, 0, sizeof(*ri));
+	ri->last_success = -1;
+	ri->live = path != core_source && is_live(o, path);
+}
+
+/* A row of the source, shown or not. */
+void readinfo_add(struct readinfo *ri, const struct allocinfo_entry *e)
+{
+	ri->sites++;
+	ri->total_bytes = sat_add(ri->total_bytes, allocinfo_entry_bytes(e));
+	ri->total_calls = sat_addu(ri->total_calls, allocinfo_entry_calls(e));
+}
+
+/*
+ * After the read: rc is the view's exit status so far (0, or the failure
+ * source.c said), l the list that read (its error says why), too_big the
+ * rows went past the memory limit.
+ */
+void readinfo_done(struct readinfo *ri, const struct opts *o, int rc,
+		   const struct allocinfo_list *l, int too_big)
+{
+	ri->ok = !rc && !too_big;
+	ri->malformed = allocinfo_list_malformed_count(l);
+	if (too_big)
+		ri->reason = RR_TOO_LARGE;
+	else if (rc == EX_MALFORMED)
+		ri->reason = RR_MALFORMED;
+	else switch (allocinfo_list_geterror(l)) {
+	case ALLOCINFO_ENOENT: ri->reason = RR_NOT_FOUND; break;
+	case ALLOCINFO_EACCES: ri->reason = RR_PERMISSION; break;
+	case ALLOCINFO_ENOHEADER:
+	case ALLOCINFO_EVERSION: ri->reason = RR_FORMAT; break;
+	case ALLOCINFO_ETOOBIG: ri->reason = RR_TOO_LARGE; break;
+	default: ri->reason = RR_IO; break;
+	}
+	if (!ri->live)
+		return;
+	ri->prof = prof_state(o);
+	ri->last_success = ri->ok ? (int64_t)time(NULL) : previous_success(o);
+}
+
+/* the families of the read and of the source as a whole */
+static void metrics_source(FILE *f, const struct readinfo *ri,
+			   const struct opts *o)
+{
+	family(f, o, "allocinfo_read_success", "gauge", NULL,
+	       "1 if this run read the source whole, 0 if the read failed "
+	       "(allocinfo_read_error says why).");
+	fprintf(f, "allocinfo_read_success %d\n", ri->ok);
+	family(f, o, "allocinfo_read_error", "gauge", NULL,
+	       "Why the read failed: 1 for the reason, 0 for the others "
+	       "(all 0 after a successful read).");
+	for (int i = 0; i < RR_N; i++)
+		fprintf(f, "allocinfo_read_error{reason=\"%s\"} %d\n", reason_names[i],
+			!ri->ok && ri->reason == (enum read_reason)i);
+	family(f, o, "allocinfo_malformed_lines", "gauge", NULL,
+	       "Lines of the source that did not parse: skipped, or the read "
+	       "fails with --strict.");
+	fprintf(f, "allocinfo_malformed_lines %zu\n", ri->malformed);
+	if (ri->live && ri->last_success >= 0) {
+		family(f, o, LAST_SUCCESS, "gauge", "seconds",
+		       "Unix time of the last successful read of the live profile "
+		       "(a failed run carries it over from the file -o replaces).");
+		fprintf(f, LAST_SUCCESS " %" PRId64 "\n", ri->last_success);
+	}
+	if (ri->live) {
+		family(f, o, "allocinfo_profiling_enabled", "gauge", NULL,
+		       "1 if allocation profiling is on (vm.mem_profiling is 1), "
+		       "0 otherwise.");
+		fprintf(f, "allocinfo_profiling_enabled %d\n", ri->prof == PS_ENABLED);
+		family(f, o, "allocinfo_profiling_state", "gauge", NULL,
+		       "State of vm.mem_profiling, 1 for the current one: enabled, "
+		       "disabled (stale counts), never (off for this boot), absent "
+		       "(a kernel without profiling) or unknown.");
+		for (int i = 0; i < PS_N; i++)
+			fprintf(f, "allocinfo_profiling_state{state=\"%s\"} %d\n",
+				state_names[i], ri->prof == (enum prof_state)i);
+	}
+	if (!ri->ok)
+		return;
+	family(f, o, "allocinfo_call_sites", "gauge", NULL,
+	       "Call sites (rows) in the source, all of them whatever the filters "
+	       "and -n output.");
+	fprintf(f, "allocinfo_call_sites %zu\n", ri->sites);
+	family(f, o, "allocinfo_total_bytes", "gauge", "bytes",
+	       "Bytes currently allocated from all call sites of the source, "
+	       "whatever the filters and -n output.");
+	fprintf(f, "allocinfo_total_bytes %" PRId64 "\n", ri->total_bytes);
+	family(f, o, "allocinfo_total_calls", "gauge", NULL,
+	       "Live allocations from all call sites of the source, whatever the "
+	       "filters and -n output.");
+	fprintf(f, "allocinfo_total_calls %" PRIu64 "\n", ri->total_calls);
+}
+
+void metrics_rows(FILE *f, const struct row *rows, size_t n,
+		  const struct readinfo *ri, const struct opts *o)
+{
+	if (ri)
+		metrics_source(f, ri, o);
+	if (ri && !ri->ok) {
+		if (o->fmt == FMT_OPENMETRICS)
+			fputs("# EOF\n", f);
+		return;
+	}
 	family(f, o, "allocinfo_bytes", "gauge", "bytes",
 	       o->group ? "Bytes currently allocated from the call sites of the group." :
 	       "Bytes currently allocated from the call site.");

@@ -819,7 +819,7 @@ void output_rows(FILE *f, const struct row *rows, const struct srcinfo *si,
 	case FMT_JSON: out_json(f, rows, si, o); break;
 	case FMT_CSV: out_csv(f, rows, si, o); break;
 	case FMT_OPENMETRICS:
-	case FMT_PROMETHEUS: metrics_rows(f, rows, si->shown, o); break;
+	case FMT_PROMETHEUS: metrics_rows(f, rows, si->shown, si->read, o); break;
 	case FMT_FOLDED: out_folded(f, rows, si, o); break;
 	}
 }

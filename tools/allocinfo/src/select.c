@@ -19,6 +19,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <err.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -258,95 +259,6 @@ void rows_sort(struct row *rows, size_t n, const struct opts *o, row_cmp_fn cmp)
 	free(x);
 }
 
-static uint64_t fnv(uint64_t h, const char *s)
-{
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ULL;
-	}
-	return h * 0x100000001b3ULL;	/* a separator, so "ab","c" != "a","bc" */
-}
-
-struct hidx {
-	uint64_t h;
-	size_t lineno, i;
-	unsigned run;		/* rows of its place on its line so far, itself included */
-};
-
-static int cmp_hidx(const void *pa, const void *pb)
-{
-	const struct hidx *a = pa, *b = pb;
-
-	if (a->h != b->h)
-		return a->h < b->h ? -1 : 1;
-	if (a->lineno != b->lineno)
-		return a->lineno < b->lineno ? -1 : 1;
-	return a->i < b->i ? -1 : a->i > b->i;
-}
-
-static int same_place(const struct row *a, const struct row *b)
-{
-	return a->line == b->line && !strcmp(a->file, b->file) &&
-	       !strcmp(a->func, b->func) &&
-	       !strcmp(modname(a->module), modname(b->module));
-}
-
-/*
- * Rows of a scan have no occurrence number.  Among the rows shown, those
- * of the same location are numbered in the order of the source, which is
- * what a list's read numbers them when every row is shown.  Locations are
- * hashed and sorted by hash, then by place in the source; in a run of
- * equal hashes, a row's number follows from that of the nearest earlier
- * row of its location, so that a location on every row costs O(1) a row.
- */
-void rows_number_dups(struct row *rows, size_t n)
-{
-	struct hidx *x;
-	size_t i, j;
-
-	if (n < 2)
-		return;
-	x = xcalloc(n, sizeof(*x));
-	for (i = 0; i < n; i++) {
-		const struct row *r = &rows[i];
-
-		x[i].h = fnv(fnv(fnv(0xcbf29ce484222325ULL ^ r->line, r->file), r->func),
-			     modname(r->module));
-		x[i].lineno = r->lineno;
-		x[i].i = i;
-	}
-	qsort(x, n, sizeof(*x), cmp_hidx);
-	for (i = 0; i < n; i = j) {
-		for (j = i + 1; j < n && x[j].h == x[i].h; j++)
-			;
-		/*
-		 * Each row counts the rows of its place earlier in the source:
-		 * those before the nearest one (its number) and those on that
-		 * one's line (its run), unless that is the row's line too.
-		 */
-		for (size_t a = i; a < j && j - i > 1; a++) {
-			struct row *ra = &rows[x[a].i];
-			size_t b = a;
-
-			while (b > i && !same_place(&rows[x[b - 1].i], ra))
-				b--;
-			x[a].run = 1;
-			ra->occ = 0;
-			if (b-- > i) {
-				const struct row *rb = &rows[x[b].i];
-
-				if (x[b].lineno == x[a].lineno) {
-					ra->occ = rb->occ;
-					x[a].run = x[b].run + 1;
-				} else {
-					ra->occ = rb->occ + x[b].run;
-				}
-			}
-		}
-	}
-	free(x);
-}
-
 const char *key_name(enum key k)
 {
 	static const char *const names[K_NKEYS] = {
@@ -517,6 +429,54 @@ void strmap_free(struct strmap *m)
 		free(m->keys[i]);
 	free(m->keys);
 	free(m->slot);
+	memset(m, 0, sizeof(*m));
+}
+
+/*
+ * Occurrence numbers.  The kernel may print one location on several rows
+ * (a tag per inlined copy); the metrics tell them apart by the row's
+ * ordinal among the rows of its location in the whole source, which is
+ * a property of the tag: counted here over every row of a scan, before
+ * the filters, so that --nonzero, -n, the sort order and the patterns
+ * cannot move a tag from one series to another between scrapes.  A
+ * location's key spells each name with its length first, so that no
+ * byte of a name can make two locations one.  The map costs its keys,
+ * charged to the selection's memory limit.
+ */
+unsigned occ_next(struct occmap *m, const struct allocinfo_entry *e,
+		  struct sel *s)
+{
+	const char *f = allocinfo_entry_file(e), *fn = allocinfo_entry_func(e);
+	const char *mod = allocinfo_entry_module(e);
+	size_t fl = strlen(f), fnl = strlen(fn), need, len, i, before;
+
+	need = fl + fnl + (mod ? strlen(mod) : 0) + 3 * 24;
+	if (need > m->kcap) {
+		m->kcap = 2 * need;
+		m->kbuf = xrealloc(m->kbuf, m->kcap, 1);
+	}
+	len = (size_t)snprintf(m->kbuf, m->kcap, "%zu:%s%lu:%zu:%s%c%s", fl, f,
+			       allocinfo_entry_line(e), fnl, fn, mod ? '[' : '-',
+			       mod ? mod : "");
+	before = m->map.n;
+	i = strmap_find(&m->map, m->kbuf, len, 1);
+	if (m->map.n > before) {
+		if (m->map.n > m->cap) {
+			m->cap = m->cap ? 2 * m->cap : 64;
+			m->n = xrealloc(m->n, m->cap, sizeof(*m->n));
+		}
+		m->n[i] = 0;
+		/* the key, its pointer, two slots and the count */
+		sel_charge(s, len + 1 + 3 * sizeof(size_t) + sizeof(unsigned) + 16);
+	}
+	return m->n[i] < UINT_MAX ? m->n[i]++ : UINT_MAX;
+}
+
+void occ_free(struct occmap *m)
+{
+	strmap_free(&m->map);
+	free(m->n);
+	free(m->kbuf);
 	memset(m, 0, sizeof(*m));
 }
 

@@ -6,12 +6,32 @@
  * (the filters) as it is parsed and goes to the selection, which keeps
  * only the rows shown (or the groups).  A top-10 of any file holds ten
  * rows and one chunk of text.
+ *
+ * The metrics formats see every row instead and test the query here:
+ * their totals are the source's, and a row's occurrence label its
+ * ordinal among the rows of its location in the whole source, whatever
+ * the filters and -n show.  A read that fails still writes their output,
+ * which then says so (metrics.c), with the exit status of the failure.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
+
+/* The metrics of a failed read; returns the exit status. */
+static int metrics_failed(struct readinfo *ri, const struct opts *o, int rc,
+			  const struct allocinfo_list *l, int too_big)
+{
+	struct outfile of;
+	int wrc;
+
+	readinfo_done(ri, o, rc, l, too_big);
+	out_open(&of, o, 0644);
+	metrics_rows(of.f, NULL, 0, ri, o);
+	wrc = out_close(&of, 1);
+	return rc ? rc : wrc ? wrc : EX_RUNTIME;
+}
 
 int cmd_show(int npos, char **pos, struct opts *o)
 {
@@ -21,9 +41,11 @@ int cmd_show(int npos, char **pos, struct opts *o)
 	const char *name;
 	struct outfile of;
 	struct srcinfo si;
+	struct readinfo ri;
+	struct occmap om;
 	struct sel s;
 	size_t bad = 0;
-	int rc;
+	int rc, metrics = o->fmt == FMT_OPENMETRICS || o->fmt == FMT_PROMETHEUS;
 
 	if (npos > 1)
 		usage_error("too many arguments");
@@ -40,16 +62,32 @@ int cmd_show(int npos, char **pos, struct opts *o)
 	name = src_name(o, o->input);
 	l = list_new();
 	q = query_new(o, 1);
-	allocinfo_list_set_query(l, q);
-	if ((rc = scan_open(l, o, o->input)))
+	memset(&om, 0, sizeof(om));
+	readinfo_start(&ri, o, o->input);
+	if (!metrics)
+		allocinfo_list_set_query(l, q);
+	if ((rc = scan_open(l, o, o->input))) {
+		if (metrics)
+			rc = metrics_failed(&ri, o, rc, l, 0);
 		goto out;
+	}
 	sel_init(&s, o, limit_of(o, o->fmt == FMT_TABLE), 1);
 	while ((e = allocinfo_list_scan_next(l))) {
 		struct row r;
+		unsigned occ = 0;
 
+		if (metrics) {
+			occ = occ_next(&om, e, &s);
+			readinfo_add(&ri, e);
+			if (s.too_big)
+				break;
+			if (q && !allocinfo_query_test(q, e))
+				continue;
+		}
 		if (sel_skip(&s, e))
 			continue;
 		row_fill(&r, e);
+		r.occ = occ;
 		stats_bad(e, o, name, &bad);
 		sel_add(&s, &r);
 		if (s.too_big)
@@ -58,10 +96,14 @@ int cmd_show(int npos, char **pos, struct opts *o)
 	if (s.too_big) {
 		sel_free(&s);
 		rc = too_big(o, o->input);
+		if (metrics)
+			rc = metrics_failed(&ri, o, rc, l, 1);
 		goto out;
 	}
 	if ((rc = scan_close(l, o, o->input, bad))) {
 		sel_free(&s);
+		if (metrics)
+			rc = metrics_failed(&ri, o, rc, l, 0);
 		goto out;
 	}
 	warn_stats_sort(o, s.any_stats);
@@ -70,9 +112,11 @@ int cmd_show(int npos, char **pos, struct opts *o)
 	si.count = s.matched;
 	si.total_bytes = s.total_bytes;
 	si.total_calls = s.total_calls;
-	/* occurrence labels tell repeated locations apart in the metrics */
-	if (!o->group && (o->fmt == FMT_OPENMETRICS || o->fmt == FMT_PROMETHEUS))
-		rows_number_dups(s.rows, si.shown);
+	si.read = NULL;
+	if (metrics) {
+		readinfo_done(&ri, o, 0, l, 0);
+		si.read = &ri;
+	}
 	out_open(&of, o, 0644);
 	output_rows(of.f, s.rows, &si, o);
 	rc = out_close(&of, 1);
@@ -82,6 +126,7 @@ int cmd_show(int npos, char **pos, struct opts *o)
 	}
 	sel_free(&s);
 out:
+	occ_free(&om);
 	allocinfo_list_free(l);
 	allocinfo_query_free(q);
 	return rc;

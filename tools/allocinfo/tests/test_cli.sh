@@ -408,7 +408,7 @@ check "openmetrics: TYPE, HELP, EOF" eval 'has "^# TYPE allocinfo_bytes gauge$" 
 check "openmetrics: one sample per row and metric" eval '[ $(grep -c "^allocinfo_bytes{" "$T/out") = 10 ] && [ $(grep -c "^allocinfo_calls{" "$T/out") = 10 ]'
 check "openmetrics: labels" eval 'has "^allocinfo_bytes{file=\"drivers/foo/bar.c\",line=\"77\",func=\"foo_init\",module=\"foo\"} 1048576$"'
 check "openmetrics: duplicate sites get an occurrence label" eval 'has "^allocinfo_bytes{file=\"mm/slub.c\",line=\"1234\",func=\"alloc_slab_page\",module=\"vmlinux\",occurrence=\"1\"} 4096$"'
-check "openmetrics: every sample line is well formed" eval '! grep -v "^#" "$T/out" | grep -qvE "^allocinfo_(bytes|calls)\{([a-z_]+=\"([^\"\\\\]|\\\\.)*\",?)+\} -?[0-9]+$"'
+check "openmetrics: every sample line is well formed" eval '! grep -v "^#" "$T/out" | grep -qvE "^allocinfo_[a-z_]+(\{([a-z_]+=\"([^\"\\\\]|\\\\.)*\",?)+\})? -?[0-9]+$"'
 # bytes that are not UTF-8 (a lone 0xff, a cut sequence, an overlong
 # slash, a surrogate) become the text \xNN; valid UTF-8 passes unchanged
 printf 'allocinfo - version: 2.0\n 10 1 a\377b.c:1 [m\303] func:f\300\257 k:\355\240\200v\n 20 2 caf\303\251.c:2 func:\342\202\254\360\237\230\200 k:ok\n' >"$T/utf.txt"
@@ -573,9 +573,10 @@ for ln in lines:
         fams[fam][kind] = rest
         continue
     assert not ln.startswith("#"), "bad comment " + ln
-    m = re.match("(" + name_re + r")\{(.*)\} (\S+)$", ln)
+    m = re.match("(" + name_re + r")(?:\{(.*)\})? (\S+)$", ln)
     assert m, "bad sample " + ln
     name, labels, value = m.groups()
+    labels = labels or ""
     assert cur and "TYPE" in fams[cur], "sample without TYPE " + ln
     t = fams[cur]["TYPE"]
     want = cur + "_info" if t == "info" else cur
@@ -693,10 +694,10 @@ run --prometheus -o "$T/tf/allocinfo.prom" "$F/v2-kv.txt"
 check "-o: writes the output to FILE, nothing to stdout" eval '[ $rc = 0 ] && ! [ -s "$T/out" ] && cmp -s "$T/want" "$T/tf/allocinfo.prom"'
 check "-o: a new file renamed over the old one, no temporary left" eval '[ "$(stat -c %i "$T/tf/allocinfo.prom")" != "$ino" ] && [ "$(ls "$T/tf")" = allocinfo.prom ]'
 check "-o: readable by the collector (0644 under umask 022)" eval '[ "$(umask)" != 0022 ] || [ "$(stat -c %a "$T/tf/allocinfo.prom")" = 644 ]'
-run --prometheus -o "$T/tf/allocinfo.prom" "$F/malformed/v3.txt"
-check "-o: a failed run leaves the old file alone" eval '[ $rc = 1 ] && cmp -s "$T/want" "$T/tf/allocinfo.prom" && [ "$(ls "$T/tf")" = allocinfo.prom ]'
-run --strict --prometheus -o "$T/tf/allocinfo.prom" "$F/malformed/bad-rows.txt"
-check "-o: --strict and malformed input leave the old file alone" eval '[ $rc = 3 ] && cmp -s "$T/want" "$T/tf/allocinfo.prom"'
+run --json -o "$T/tf/allocinfo.prom" "$F/malformed/v3.txt"
+check "-o: a failed --json run leaves the old file alone (metrics: test_metrics.sh)" eval '[ $rc = 1 ] && cmp -s "$T/want" "$T/tf/allocinfo.prom" && [ "$(ls "$T/tf")" = allocinfo.prom ]'
+run --strict --json -o "$T/tf/allocinfo.prom" "$F/malformed/bad-rows.txt"
+check "-o: --strict --json on malformed input leaves the old file alone" eval '[ $rc = 3 ] && cmp -s "$T/want" "$T/tf/allocinfo.prom"'
 run --json -o "$T/nodir/x.json" "$F/v1.txt"
 check "-o: an unwritable place is a runtime error" eval '[ $rc = 1 ] && errhas "nodir"'
 run diff --csv -o "$T/tf/d.csv" "$F/v1.txt" "$F/v1-later.txt"
