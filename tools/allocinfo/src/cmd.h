@@ -199,6 +199,10 @@ int is_live(const struct opts *o, const char *path);
 const char *src_name(const struct opts *o, const char *path);
 const char *live_path(const struct opts *o, const char *name);
 char *boot_id_now(const struct opts *o);
+char *boot_of(const struct allocinfo_list *l, const struct opts *o,
+	      const char *path);
+int warn_boots(const char *a, const char *boot_a, const char *b,
+	       const char *boot_b);
 extern const char core_source[];
 const char *one_source(const struct opts *o, int npos, char **pos);
 struct allocinfo_list *list_new(void);

@@ -247,8 +247,7 @@ int cmd_diff(int npos, char **pos, struct opts *o)
 	sel_init(&s, o, SIZE_MAX, 0);
 	if ((rc = load(l, o, a, 1)))
 		goto out;
-	if (allocinfo_list_header(l, "boot_id"))
-		boot_a = xstrdup(allocinfo_list_header(l, "boot_id"));
+	boot_a = boot_of(l, o, a);
 	for (e = allocinfo_list_first(l); e; e = allocinfo_entry_next(e)) {
 		struct old *old;
 
@@ -265,14 +264,8 @@ int cmd_diff(int npos, char **pos, struct opts *o)
 	}
 	if ((rc = load(l, o, b, 1)))
 		goto out;
-	if (is_live(o, b))
-		boot_b = boot_id_now(o);
-	else if (allocinfo_list_header(l, "boot_id"))
-		boot_b = xstrdup(allocinfo_list_header(l, "boot_id"));
-	if (boot_a && boot_b && strcmp(boot_a, boot_b))
-		warnx("warning: %s and %s come from different boots (boot_id %s vs %s): "
-		      "call sites and counters are not comparable", src_name(o, a),
-		      src_name(o, b), boot_a, boot_b);
+	boot_b = boot_of(l, o, b);
+	warn_boots(src_name(o, a), boot_a, src_name(o, b), boot_b);
 	/* every site with its old and new counters */
 	for (e = allocinfo_list_first(l); e && !s.too_big; e = allocinfo_entry_next(e)) {
 		struct old *old = allocinfo_entry_get_ptr(e);

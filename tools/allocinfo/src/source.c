@@ -52,6 +52,36 @@ char *boot_id_now(const struct opts *o)
 	return read_small(live_path(o, "sys/kernel/random/boot_id"));
 }
 
+/*
+ * The boot a loaded source is of: this boot for the live file, else its
+ * snapshot's boot_id header; NULL when unknown.  The caller frees it.
+ */
+char *boot_of(const struct allocinfo_list *l, const struct opts *o,
+	      const char *path)
+{
+	const char *h;
+
+	if (is_live(o, path))
+		return boot_id_now(o);
+	h = allocinfo_list_header(l, "boot_id");
+	return h ? xstrdup(h) : NULL;
+}
+
+/*
+ * Counters of sources A and B, of boots BOOT_A and BOOT_B (NULL: unknown),
+ * are compared (diff, growth): warn when both boots are known and differ.
+ * Returns 1 if they do.
+ */
+int warn_boots(const char *a, const char *boot_a, const char *b,
+	       const char *boot_b)
+{
+	if (!boot_a || !boot_b || !strcmp(boot_a, boot_b))
+		return 0;
+	warnx("warning: %s and %s come from different boots (boot_id %s vs %s): "
+	      "call sites and counters are not comparable", a, b, boot_a, boot_b);
+	return 1;
+}
+
 /* the source of a view that takes at most one: argument or -f */
 const char *one_source(const struct opts *o, int npos, char **pos)
 {

@@ -54,6 +54,7 @@ suite cli sh tests/test_cli.sh "$B/allocinfo" "$B/gen"
 suite cli-asan sh tests/test_cli.sh "$B/allocinfo-asan" "$B/gen"
 suite numa sh tests/test_numa.sh "$B/allocinfo"
 suite numa-asan sh tests/test_numa.sh "$B/allocinfo-asan"
+suite growth sh tests/test_growth.sh "$B/allocinfo" "$B/allocinfo-asan"
 suite metrics sh tests/test_metrics.sh "$B/allocinfo" "$B/allocinfo-asan"
 suite fuzz "$B/fuzz-driver" 10 2000000 tests/fixtures/*.txt tests/fixtures/malformed/*.txt
 
