@@ -56,6 +56,7 @@ suite numa sh tests/test_numa.sh "$B/allocinfo"
 suite numa-asan sh tests/test_numa.sh "$B/allocinfo-asan"
 suite growth sh tests/test_growth.sh "$B/allocinfo" "$B/allocinfo-asan"
 suite metrics sh tests/test_metrics.sh "$B/allocinfo" "$B/allocinfo-asan"
+suite stacks sh tests/test_stacks.sh "$B/allocinfo" "$B/allocinfo-asan" "$B/fuzz-driver"
 suite fuzz "$B/fuzz-driver" 10 2000000 tests/fixtures/*.txt tests/fixtures/malformed/*.txt
 
 # the command itself on mutated inputs: no crash, no sanitizer report, and

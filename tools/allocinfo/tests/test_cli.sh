@@ -1105,45 +1105,6 @@ check "stats: no stats columns without the pairs" eval '! head -1 "$T/out" | gre
 run --sort bogus "$S"
 check "stats: unknown sort key lists the new keys" eval '[ $rc = 2 ] && errhas "allocs, churn, failed, slack"'
 
-# ---- stacks: arm, wait, show, disarm ------------------------------------
-# A fake /proc: the control file is a plain file, so it holds the last
-# command written; the stacks file lists two sites.
-P2="$T/stacksproc"
-mkdir -p "$P2/sys/vm"
-: >"$P2/sys/vm/mem_profiling_stacks"
-cat >"$P2/allocinfo_stacks" <<'EOF2'
-allocinfo_stacks - version: 1.0
-site 2048 8 drv/a.c:12 [m] func:helper armed:yes complete:yes
-unrecorded 0 0
-stack 1280 5
-	helper+0x10/0x20 [m]
-	caller_two+0x9/0x10 [m]
-stack 768 3
-	helper+0x10/0x20 [m]
-	caller_one+0x9/0x10 [m]
-site 64 1 mm/b.c:3 func:other armed:yes complete:no
-unrecorded 64 1
-EOF2
-ALLOCINFO_PROC_ROOT=$P2 timeout 20 "$A" stacks -d 0 drv/a.c:12 >"$T/out" 2>"$T/err"; rc=$?
-check "stacks: prints the site's entries only" eval '[ $rc = 0 ] && [ "$(grep -c "^stack " "$T/out")" = 2 ] && ! has "mm/b.c" && [ "$(head -1 "$T/out" | cut -d" " -f4)" = drv/a.c:12 ]'
-check "stacks: disarms what it armed" eval '[ "$(cat "$P2/sys/vm/mem_profiling_stacks")" = -drv/a.c:12 ]'
-ALLOCINFO_PROC_ROOT=$P2 timeout 20 "$A" stacks -d 0 drv/a.c:99 >"$T/out" 2>"$T/err"; rc=$?
-check "stacks: a site not listed is an error" eval '[ $rc = 1 ] && errhas "no stacks listed"'
-ALLOCINFO_PROC_ROOT=$T/nowhere timeout 20 "$A" stacks -d 0 drv/a.c:12 >"$T/out" 2>"$T/err"; rc=$?
-check "stacks: a kernel without stacks is named" eval '[ $rc = 1 ] && errhas "cannot record stacks"'
-run stacks -d 0 nocolon
-check "stacks: FILE:LINE required" eval '[ $rc = 2 ] && errhas "not a FILE:LINE"'
-printf 'garbage\n' >"$P2/allocinfo_stacks"
-ALLOCINFO_PROC_ROOT=$P2 timeout 20 "$A" stacks -d 0 drv/a.c:12 >"$T/out" 2>"$T/err"; rc=$?
-check "stacks: a file of another format is refused, and disarmed" eval '[ $rc = 1 ] && errhas "not an allocinfo_stacks file" && [ "$(cat "$P2/sys/vm/mem_profiling_stacks")" = -drv/a.c:12 ]'
-printf 'allocinfo_stacks - version: 1.0\nsite 1 1 drv/a.c:12 func:f armed:yes complete:yes\nunrecorded 1 1\n' >"$P2/allocinfo_stacks"
-: >"$P2/sys/vm/mem_profiling_stacks"
-ALLOCINFO_PROC_ROOT=$P2 timeout 20 "$A" stacks -d 30 drv/a.c:12 >"$T/out" 2>"$T/err" &
-sleep 1
-kill -INT $!
-wait $!; rc=$?
-check "stacks: interrupted, it shows and disarms" eval '[ $rc = 0 ] && has "^site 1 1 drv/a.c:12" && [ "$(cat "$P2/sys/vm/mem_profiling_stacks")" = -drv/a.c:12 ]'
-
 # ---- rows of one location ----------------------------------------------
 # Every row of a key in one hash chain, and each row's occurrence found by
 # a lookup per earlier row, made 2,000 identical rows take 9 s in diff and
