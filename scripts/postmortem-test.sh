@@ -94,7 +94,7 @@ tr -d '\r' <"$log/live/results.log" | awk -v d="$log" '
 
 # A row without its counts: the call site and its key:value pairs.
 site_of() {
-	sed -E 's/^ *-?[0-9]+ +[0-9]+ //; s/ total_calls:.* requested:[0-9]+//' "$1"
+	sed -E 's/^ *-?[0-9]+ +[0-9]+ //; s/ total_calls:.* requested:[0-9]+//; s/ +$//' "$1"
 }
 
 # The call sites that opening and reading the files itself uses: their
