@@ -223,6 +223,7 @@ int stats_bad(const struct allocinfo_entry *e, const struct opts *o,
 void stats_read(struct stats *s, const struct allocinfo_entry *e);
 void stats_add(struct stats *to, const struct stats *s);
 int stats_key(const char *key);
+int parse_count(const char *v, uint64_t *out);
 void row_fill(struct row *r, const struct allocinfo_entry *e);
 void row_keep(struct row *r);
 void row_release(struct row *r);

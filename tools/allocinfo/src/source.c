@@ -250,7 +250,7 @@ int stats_key(const char *key)
 }
 
 /* Parse an unsigned decimal count, all of @v; 0 if malformed. */
-static int parse_count(const char *v, uint64_t *out)
+int parse_count(const char *v, uint64_t *out)
 {
 	uint64_t n = 0;
 

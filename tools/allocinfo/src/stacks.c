@@ -148,40 +148,15 @@ static void bad_line(struct stacks_file *sf, size_t lineno, const char *why)
 		warnx("%s:%zu: malformed line: %s", sf->name, lineno, why);
 }
 
-/* a whole token as a signed or unsigned decimal count */
+/* a whole token as a signed decimal count (unsigned ones: parse_count()) */
 static int parse_i64(const char *s, int64_t *out)
 {
 	int neg = *s == '-';
-	uint64_t v = 0, max = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+	uint64_t v;
 
-	s += neg;
-	if (!*s)
+	if (!parse_count(s + neg, &v) || v > (uint64_t)INT64_MAX + neg)
 		return 0;
-	for (; *s; s++) {
-		unsigned d = (unsigned)(*s - '0');
-
-		if (d > 9 || v > (max - d) / 10)
-			return 0;
-		v = v * 10 + d;
-	}
 	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
-	return 1;
-}
-
-static int parse_u64(const char *s, uint64_t *out)
-{
-	uint64_t v = 0;
-
-	if (!*s)
-		return 0;
-	for (; *s; s++) {
-		unsigned d = (unsigned)(*s - '0');
-
-		if (d > 9 || v > (UINT64_MAX - d) / 10)
-			return 0;
-		v = v * 10 + d;
-	}
-	*out = v;
 	return 1;
 }
 
@@ -191,7 +166,7 @@ static int parse_loc(const char *s, size_t *flen, unsigned long *line)
 	const char *c = strrchr(s, ':');
 	uint64_t v;
 
-	if (!c || c == s || !parse_u64(c + 1, &v) || !v || v > UINT_MAX)
+	if (!c || c == s || !parse_count(c + 1, &v) || !v || v > UINT_MAX)
 		return 0;
 	*flen = (size_t)(c - s);
 	*line = (unsigned long)v;
@@ -243,7 +218,7 @@ static const char *parse_site(char **f, int n, struct site *s, size_t *flen)
 		       "complete:yes|no missed:N'";
 	if (!parse_i64(f[1], &s->bytes))
 		return "site bytes: expected a signed decimal count";
-	if (!parse_u64(f[2], &s->calls))
+	if (!parse_count(f[2], &s->calls))
 		return "site calls: expected an unsigned decimal count";
 	if (!parse_loc(f[3], flen, &s->line))
 		return "expected FILE:LINE after the counts";
@@ -274,7 +249,7 @@ static const char *parse_site(char **f, int n, struct site *s, size_t *flen)
 			if (complete++ || !yes_no(v, &s->complete))
 				return "expected one complete:yes or complete:no";
 		} else if (kl == 6 && !strncmp(f[i], "missed", 6)) {
-			if (s->has_missed++ || !parse_u64(v, &s->missed))
+			if (s->has_missed++ || !parse_count(v, &s->missed))
 				return "expected one missed:N, N an unsigned decimal count";
 		}
 	}
@@ -293,7 +268,7 @@ static const char *parse_counts(char **f, int n, int64_t *b, uint64_t *c)
 			       "more than BYTES CALLS after the keyword";
 	if (!parse_i64(f[1], b))
 		return "bytes: expected a signed decimal count";
-	if (!parse_u64(f[2], c))
+	if (!parse_count(f[2], c))
 		return "calls: expected an unsigned decimal count";
 	return NULL;
 }
