@@ -7,6 +7,15 @@ if [ "$(mem_profiling_boot)" = never ]; then
 	else
 		t_ok "allocinfo absent with mem_profiling=never"
 	fi
+	if command -v allocinfo >/dev/null; then
+		allocinfo >/dev/null 2>/tmp/ai.never
+		t_eq "allocinfo after a never boot: exit 1" 1 "$?"
+		if grep -q "off for this boot (sysctl.vm.mem_profiling=never)" /tmp/ai.never; then
+			t_ok "allocinfo after a never boot says so"
+		else
+			t_fail "allocinfo after a never boot says so" "$(cat /tmp/ai.never)"
+		fi
+	fi
 	return 0
 fi
 if [ ! -e /proc/allocinfo ]; then

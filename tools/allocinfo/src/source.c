@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 
@@ -168,7 +169,11 @@ int source_error(const struct allocinfo_list *l, const struct opts *o,
 			warnx("%s: %s", name, strerror(e));
 		break;
 	case ALLOCINFO_ENOENT:
-		if (live)
+		if (live && !access(live_path(o, "sys/vm/mem_profiling"), F_OK))
+			warnx("%s: not found: profiling is built in but off for this "
+			      "boot (sysctl.vm.mem_profiling=never); boot with 0 or 1 "
+			      "to collect", name);
+		else if (live)
 			warnx("%s: not found: this kernel lacks memory allocation "
 			      "profiling (CONFIG_MEM_ALLOC_PROFILING)", name);
 		else

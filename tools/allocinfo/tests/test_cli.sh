@@ -290,6 +290,10 @@ P=$T/proc
 mkdir -p "$P/sys/vm" "$P/sys/kernel/random"
 ALLOCINFO_PROC_ROOT=$P "$A" >"$T/out" 2>"$T/err"; rc=$?
 check "live: missing /proc/allocinfo names CONFIG_MEM_ALLOC_PROFILING" eval '[ $rc = 1 ] && errhas "CONFIG_MEM_ALLOC_PROFILING"'
+echo 0 >"$P/sys/vm/mem_profiling"
+ALLOCINFO_PROC_ROOT=$P "$A" >"$T/out" 2>"$T/err"; rc=$?
+check "live: missing /proc/allocinfo beside the sysctl: booted never" eval '[ $rc = 1 ] && errhas "built in but off for this boot (sysctl.vm.mem_profiling=never)" && ! errhas CONFIG_MEM'
+rm "$P/sys/vm/mem_profiling"
 cp "$F/v1.txt" "$P/allocinfo"
 ALLOCINFO_PROC_ROOT=$P "$A" >"$T/out" 2>"$T/err"; rc=$?
 check "live: absent sysctl warns" eval '[ $rc = 0 ] && errhas "mem_profiling not found"'
