@@ -9,7 +9,11 @@
 # ARCH=arm64 measures arm64 instead (qemu-system-aarch64 -M virt -cpu
 # cortex-a57): stock, never, 0 and 1 of bench-stock-arm64 and
 # bench-prof-arm64, in build/bench/runs-arm64 and report-arm64.md, spliced
-# between the bench-arm64 markers of the document.
+# between the bench-arm64 markers of the document.  ARM64_CPU=MODEL boots
+# the same kernels on another CPU model, e.g. neoverse-n1, whose LSE
+# atomics the kernels patch in at boot where cortex-a57 runs LL/SC loops:
+# into runs-arm64-MODEL, report-arm64-MODEL.md and the bench-arm64-MODEL
+# markers.
 #
 # PEER=1 (x86_64) also builds upstream 6.12 (Debian's linux-source-6.12,
 # extracted into build/peer) from the same fragments, without and with
@@ -56,10 +60,17 @@ if [ -n "${BASE:-}" ]; then
 elif [ "${PACKED:-0}" != 0 ]; then
 	die "PACKED=1 packs page references on a distribution's configuration: set BASE too"
 fi
+# tag: the runs, report and markers; sfx: the kernels.
+tag=$sfx
+arm64_cpu=${ARM64_CPU:-cortex-a57}
+if [ "$arm64_cpu" != cortex-a57 ]; then
+	[ "$KARCH" = arm64 ] || die "ARM64_CPU= is for ARCH=arm64"
+	tag=$sfx-$arm64_cpu
+fi
 out=$BUILD/bench
 kout=$out/kernel
-runs=$out/runs$sfx
-report=$out/report$sfx.md
+runs=$out/runs$tag
+report=$out/report$tag.md
 start=$(date +%s)
 # A full run reports what it booted and nothing older.
 [ -n "${ONLY:-}" ] || rm -rf "$runs"
@@ -122,7 +133,7 @@ done
 # on arm64's virt machine, which has one UART, on a virtio console.
 case "$KARCH" in
 x86_64) machine=() append="console=ttyS0 panic=-1 tsc=reliable" ;;
-arm64) machine=(-M virt -cpu cortex-a57) append="console=ttyAMA0 panic=-1" ;;
+arm64) machine=(-M virt -cpu "$arm64_cpu") append="console=ttyAMA0 panic=-1" ;;
 esac
 boot() { # CONFIG KERNEL [CMDLINE WORD...]
 	local d=$runs/$1 s=0 t0 res
@@ -203,7 +214,7 @@ esac
 "$ROOT/scripts/bench-report.sh" "$runs" "$note" >"$report"
 # A report replaces what the document holds between its markers.
 doc=${BENCH_DOC-$ROOT/Documentation/benchmarks.md}
-doc_splice "$doc" "bench$sfx" "$report"
+doc_splice "$doc" "bench$tag" "$report"
 cat "$report"
 if [ $peer = 1 ]; then
 	{
