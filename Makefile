@@ -9,7 +9,8 @@ KERNEL ?= $(shell awk '$$1 == "prof" { print; exit }' $(S)/configs/kernels | cut
 SERIES_ENV := SRC=$(CURDIR)/build/series KOUT=$(CURDIR)/build/test/kernel
 
 .PHONY: help deps source tree export check-export check-series bisect-check kernel \
-	boot-test kunit test stress bench demo shell tool config deb boot-deb clean
+	boot-test kunit test stress bench demo shell tool config deb boot-deb clean \
+	check-trees
 
 help:
 	@sed -n 's/^## //p' $(MAKEFILE_LIST)
@@ -70,6 +71,10 @@ check-series: deps
 ## bisect-check  build prof (and off for header changes) after each patch, incrementally; names the first that fails
 bisect-check: deps
 	$(S)/bisect-check.sh
+
+## check-trees   the series on kernel.org's 6.1.y trees from Debian's archive: patch --fuzz=0, prof built on two (TREES="6.1.N ...", REV=commit)
+check-trees: deps
+	$(S)/check-trees.sh $(TREES)
 
 ## kernel        build KERNEL (default prof, else stock) from build/linux
 kernel: deps
