@@ -8,11 +8,11 @@
 # second per benchmark, from one shared call site and from one call site
 # per CPU; the list forward, then backward) and reports pairs per
 # second; the series as 1 (per-node counts off) and 1+numa (numa=fake=2
-# mem_profiling_numa=1, against stock also booted with two nodes).  The report gives, per benchmark and
-# vCPU count, the series' throughput as a share of stock's from the same
-# round: median, lowest and highest of the rounds.  Then
-# scripts/bench-writes.sh sorts the writes of one pair of each allocator
-# on the same kernels by where they land.
+# mem_profiling_numa=1, against stock also booted with two nodes).  The
+# report gives, per benchmark and vCPU count, the series' throughput as a
+# share of stock's from the same round: median, lowest and highest of the
+# rounds.  Then scripts/bench-writes.sh sorts the writes of one pair of
+# each allocator on the same kernels by where they land.
 #
 # Environment: ROUNDS (default 5), SERIES_SRC (as bench.sh), BENCH_DOC
 # (the document whose bench-smp markers get the report; empty: none).

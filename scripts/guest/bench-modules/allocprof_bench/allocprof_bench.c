@@ -264,8 +264,8 @@ static unsigned long smp_run_one(const struct smp_bench *b)
 
 /*
  * One line a benchmark and pass: "name cpus pairs_per_second pass".
- * Under multi-threaded TCG a benchmark's figure depends on where in the
- * list it runs, so the list runs forward (pass 1), then backward (pass 2).
+ * The list runs forward (pass 1), then backward (pass 2), so that every
+ * benchmark is measured both before and after the others.
  */
 static int smp_show(struct seq_file *m, void *v)
 {
