@@ -1,7 +1,8 @@
 # Slab object extension vectors are sized to the slab: a cache holding N
 # objects per slab takes vectors of N entries (4 bytes on x86_64, 8 on
 # arm64, which keeps the tag's pointer, 16 with memory cgroups, which add
-# an objcg pointer; the kernel says which at boot) from the
+# an objcg pointer, 8 with memory cgroups and profiling never, which
+# keeps the objcg alone; the kernel says which at boot) from the
 # obj_exts-<bytes> cache of exactly that size, whether N is a power of
 # two or not.  Checked from /proc/slabinfo: every cache has its
 # exact-size vector cache, so a vector costs no more than its entries plus
@@ -19,7 +20,11 @@ fi
 sv_entry=$(dmesg | sed -n 's/.*object extension vectors take \([0-9]*\) bytes per object.*/\1/p')
 t_check "the kernel tells the size of a vector entry (${sv_entry:-none})" \
 	test -n "$sv_entry"
-if grep -q '^memory' /proc/cgroups 2>/dev/null; then
+if grep -q '^memory' /proc/cgroups 2>/dev/null &&
+	dmesg | grep -q 'alloc_tag: profiling disabled for this boot'; then
+	t_eq "with profiling never, a vector entry is memcg's objcg alone" 8 \
+		"$sv_entry"
+elif grep -q '^memory' /proc/cgroups 2>/dev/null; then
 	t_eq "a vector entry holds an objcg pointer and a tag reference" 16 \
 		"$sv_entry"
 elif [ "$(uname -m)" = x86_64 ]; then

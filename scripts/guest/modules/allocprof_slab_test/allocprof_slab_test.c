@@ -14,6 +14,10 @@
  *   alloc  free everything, then allocate again
  *   lru    check that list_lru files objects under the writer's memory
  *          cgroup (write fails with EIO if not, see lru_test())
+ *   census allocate CENSUS_N objects from an unaccounted cache and as
+ *          many from a SLAB_ACCOUNT one, log how many slabs they took
+ *          and how many of those have an object extension vector, and
+ *          free them (memory cgroup kernels only, see census())
  *
  * With kfence_tries=N, one line allocates up to N times, a millisecond
  * apart, until KFENCE samples the object: its row is "kmalloc-kfence",
@@ -306,6 +310,83 @@ static int lru_test(void)
 	return 0;
 }
 
+#ifdef CONFIG_MEMCG
+#define CENSUS_N	1024
+#define CENSUS_SIZE	256
+
+/* A constructor keeps the census caches from being merged with others */
+static void census_ctor(void *obj)
+{
+}
+
+/*
+ * Objects of a new cache fill its slabs in turn: count the slabs as the
+ * changes of slab from one object to the next.  A slab's vector hangs off
+ * the word memcg calls memcg_data.  KFENCE objects, whose slab is KFENCE's
+ * and always has its one-entry vector, are left out.
+ */
+static int census_cache(slab_flags_t flags, unsigned int *slabs,
+			unsigned int *with_vector)
+{
+	struct kmem_cache *s;
+	struct page *last = NULL;
+	void **objs;
+	int i, ret = 0;
+
+	*slabs = *with_vector = 0;
+	objs = kvcalloc(CENSUS_N, sizeof(*objs), GFP_KERNEL);
+	s = kmem_cache_create(flags ? "allocprof_census_cg" : "allocprof_census",
+			      CENSUS_SIZE, 0, flags, census_ctor);
+	if (!objs || !s) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < CENSUS_N; i++) {
+		struct page *page;
+
+		objs[i] = kmem_cache_alloc(s, GFP_KERNEL);
+		if (!objs[i]) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		if (is_kfence_address(objs[i]))
+			continue;
+		page = virt_to_head_page(objs[i]);
+		if (page == last)
+			continue;
+		last = page;
+		(*slabs)++;
+		if (READ_ONCE(page->memcg_data))
+			(*with_vector)++;
+	}
+out:
+	for (i = 0; objs && i < CENSUS_N && objs[i]; i++)
+		kmem_cache_free(s, objs[i]);
+	kmem_cache_destroy(s);
+	kvfree(objs);
+	return ret;
+}
+
+static int census(void)
+{
+	unsigned int slabs, vectors, acct_slabs, acct_vectors;
+	int ret;
+
+	ret = census_cache(0, &slabs, &vectors);
+	if (!ret)
+		ret = census_cache(SLAB_ACCOUNT, &acct_slabs, &acct_vectors);
+	if (!ret)
+		pr_info("census: unaccounted %u slabs %u with a vector, accounted %u slabs %u with a vector\n",
+			slabs, vectors, acct_slabs, acct_vectors);
+	return ret;
+}
+#else
+static int census(void)
+{
+	return -EOPNOTSUPP;
+}
+#endif
+
 static int ctl_show(struct seq_file *m)
 {
 	unsigned int i;
@@ -337,6 +418,8 @@ static int ctl_command(const char *cmd, const char __user *ubuf, size_t len)
 	}
 	if (sysfs_streq(cmd, "lru"))
 		return lru_test();
+	if (sysfs_streq(cmd, "census"))
+		return census();
 	return -EINVAL;
 }
 
