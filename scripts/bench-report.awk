@@ -34,6 +34,9 @@ $2 == "@@SLABINFO" && $3 !~ /^(#|slabinfo)/ {
 	else objs[$1] += $5
 }
 $2 == "@@SIZES" { sz[$1, $3] = $4 }
+# kind objects slab_kB_before slab_kB_after: slab bytes per object held
+$2 == "@@MEMCG" { inmemcg[$1] = 1 }
+$2 == "@@HOLD" { held[$1, $3] = sprintf("%.2f", ($6 - $5) * 1024 / $4) }
 $2 == "@@READ" {
 	c = $1; rows = $3; bs = $4
 	if (!((c, rows) in rseen)) { rseen[c, rows] = 1; rlist[c] = rlist[c] " " rows }
@@ -123,6 +126,12 @@ END {
 	line("slab vectors (obj_exts-* slabs), bytes", vec)
 	line("objects in all other slabs", objs)
 	line("vector bytes per slab object", pobj)
+	for (i = 1; i <= ncf; i++) {
+		c = cf[i]
+		if ((c, "kmalloc") in held) { hk[c] = held[c, "kmalloc"]; ha[c] = held[c, "account"] }
+	}
+	line("slab bytes per 64-byte object held, `GFP_KERNEL`", hk)
+	line("slab bytes per 64-byte object held, `GFP_KERNEL_ACCOUNT`", ha)
 	line("tags (rows of /proc/allocinfo)", ntags)
 	line("bytes per tag (struct + counters × CPUs)", pertag)
 	line("tags and counters, bytes", tagmem)
@@ -136,7 +145,17 @@ END {
 		if (c in pgsz) printf("- `%s`: %s B per page (target ≤ 8): %s\n", c, pgsz[c], pgsz[c] <= 8 ? "met" : "**missed**")
 		if (c in pobj) printf("- `%s`: %s B of vector per slab object (target ≤ 8): %s\n", c, pobj[c], pobj[c] + 0 <= 8 ? "met" : "**missed**")
 		if (pmode[c] == "page flags") printf("- `%s`: page references in page flags, %d B of page_ext (target 0 where the layout has room): %s\n", c, pext[c], pext[c] == 0 ? "met" : "**missed**")
-		if (c == "never") printf("- `never`: %d B of page_ext and %d B of slab vectors (target 0): %s\n", pext[c], vec[c], pext[c] + vec[c] == 0 ? "met" : "**missed**")
+		if (c == "never" && !(c in inmemcg)) printf("- `never`: %d B of page_ext and %d B of slab vectors (target 0): %s\n", pext[c], vec[c], pext[c] + vec[c] == 0 ? "met" : "**missed**")
+		# Per object held, against stock: as stock (within the slab
+		# counter's resolution) while off, at most 8 bytes more while on
+		if (c != "stock" && (c in ha) && ("stock" in ha)) {
+			lh = c ~ /^1/ ? 8 : 0.5
+			for (k = 0; k < 2; k++) {
+				hv = k ? ha[c] - ha["stock"] : hk[c] - hk["stock"]
+				printf("- `%s`: %+.2f B per %s 64-byte object against stock (target ≤ %s): %s\n", c, hv,
+				       k ? "accounted" : "unaccounted", lh, hv <= lh ? "met" : "**missed**")
+			}
+		}
 	}
 	print ""
 	print "### Reading /proc/allocinfo"

@@ -33,11 +33,18 @@
 # configuration: bench-stock-base-packed and bench-prof-base-packed, into
 # runs-base-packed, report-base-packed.md and the bench-base-packed markers.
 #
+# MEMCG=1 (x86_64) measures with memory cgroups: bench-stock-memcg and
+# bench-prof-memcg add kmem accounting (scripts/configs/memcg.config) to
+# the bench fragments, and every boot (stock, never, 0 and 1) runs the
+# guest's work in a child memory cgroup (allocprof.memcg=1), as every task
+# of a systemd host runs, so memcg's kmem hooks are live; into
+# runs-memcg, report-memcg.md and the bench-memcg markers.
+#
 # SMP=1 measures throughput on 2 and 4 vCPUs at once instead
 # (scripts/bench-smp.sh).
 #
 # Environment: ARCH (x86_64 or arm64; every make of the kernel passes its
-# own ARCH), BASE, PACKED, SERIES_SRC (patched tree; default: build/series
+# own ARCH), BASE, PACKED, MEMCG, SERIES_SRC (patched tree; default: build/series
 # made by apply-series.sh), EXTRA and PEER (x86_64 only), ONLY (regex of
 # configurations to boot; the results of others from an earlier run stay
 # in the report), TIMEOUT, BENCH_DOC (the document to update; empty: none).
@@ -60,6 +67,13 @@ if [ -n "${BASE:-}" ]; then
 elif [ "${PACKED:-0}" != 0 ]; then
 	die "PACKED=1 packs page references on a distribution's configuration: set BASE too"
 fi
+# Appended to every boot's command line
+boot_args=""
+if [ "${MEMCG:-0}" != 0 ]; then
+	[ "$KARCH" = x86_64 ] && [ -z "${BASE:-}" ] ||
+		die "MEMCG=1 is measured on x86_64's bench configuration (BASE= has memcg already)"
+	sfx=-memcg boot_args=allocprof.memcg=1
+fi
 # tag: the runs, report and markers; sfx: the kernels.
 tag=$sfx
 arm64_cpu=${ARM64_CPU:-cortex-a57}
@@ -80,13 +94,11 @@ if [ -z "${SERIES_SRC:-}" ]; then
 	"$ROOT/scripts/apply-series.sh"
 	SERIES_SRC=$BUILD/series
 fi
-if [ -n "${BASE:-}" ]; then
+if [ -n "$sfx" ]; then
 	kernels="bench-stock$sfx bench-prof$sfx"
 elif [ "$KARCH" = x86_64 ]; then
 	kernels="bench-stock bench-off bench-prof"
 	[ "${EXTRA:-0}" = 0 ] || kernels="$kernels bench-stats bench-notrace"
-else
-	kernels="bench-stock$sfx bench-prof$sfx"
 fi
 SRC=$PRISTINE KOUT=$kout "$ROOT/scripts/build-kernel.sh" "bench-stock$sfx"
 for k in ${kernels#"bench-stock$sfx "}; do
@@ -151,7 +163,7 @@ boot() { # CONFIG KERNEL [CMDLINE WORD...]
 		"${machine[@]}" -m 512 -smp 1 -icount shift=0,sleep=off \
 		-kernel "$kout/$2/$KIMAGE" -initrd "$out/$2.cpio.gz" \
 		-serial "file:$d/console.log" "${res[@]}" \
-		-append "$append allocprof.mode=bench ${*:3}" \
+		-append "$append allocprof.mode=bench ${*:3} $boot_args" \
 		</dev/null >"$d/qemu.log" 2>&1 || s=$?
 	grep -q '^@@DONE' "$d/results.log" ||
 		die "bench boot $1 did not finish (qemu status $s; logs in $d)"
@@ -175,7 +187,7 @@ pair() { # "CONFIG KERNEL [CMDLINE]" "CONFIG KERNEL [CMDLINE]"
 }
 pair "stock bench-stock$sfx" "stock-2 bench-stock$sfx"
 if [ -n "$sfx" ]; then
-	# arm64 and distribution configurations: the three modes of the one
+	# arm64, distribution and memcg configurations: the three modes of the one
 	# series kernel, page references wherever its layout puts them; the
 	# tracing and stacks variants stay x86_64 tinyconfig's.
 	pair "never bench-prof$sfx sysctl.vm.mem_profiling=never" \
@@ -210,6 +222,7 @@ note="builds $((built - start)) s, boots $((end - built)) s"
 case $sfx in
 -base) note="\`${BASE##*/}\`, $note" ;;
 -base-packed) note="\`${BASE##*/}\` with packed-refs, $note" ;;
+-memcg) note="with memory cgroups, the work in a child cgroup, $note" ;;
 esac
 "$ROOT/scripts/bench-report.sh" "$runs" "$note" >"$report"
 # A report replaces what the document holds between its markers.

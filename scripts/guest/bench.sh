@@ -6,6 +6,15 @@
 # shift=0 a guest ns is one instruction.
 M=/modules
 echo "@@BOOTED $(uname -r)"
+# allocprof.memcg=1: everything below runs in a child memory cgroup, as
+# every task of a systemd host does, so memcg's kmem hooks are live.
+if grep -qw allocprof.memcg=1 /proc/cmdline; then
+	cg=/sys/fs/cgroup
+	mount -t cgroup2 none $cg && echo +memory >$cg/cgroup.subtree_control &&
+		mkdir $cg/bench && echo $$ >$cg/bench/cgroup.procs ||
+		{ echo "@@ERROR no memory cgroup"; exit 1; }
+	echo "@@MEMCG $(cat /proc/self/cgroup)"
+fi
 insmod $M/allocprof_bench.ko || { echo "@@ERROR insmod allocprof_bench"; exit 1; }
 
 clk() { read -r "$1" </proc/allocprof_clock; }
@@ -108,6 +117,20 @@ if [ "$(cat /proc/sys/vm/mem_profiling 2>/dev/null)" = 1 ] ||
 else
 	echo "@@SIZES counted 0"
 fi
+
+# Slab memory per 64-byte object held, unaccounted and accounted: the
+# object, its share of the slab and its metadata (vector entries).
+slab_kb() {
+	echo 1 >/proc/sys/vm/stat_refresh
+	awk '$1 == "Slab:" { print $2 }' /proc/meminfo
+}
+for kind in kmalloc account; do
+	_b=$(slab_kb)
+	echo "$kind 16384" >/proc/allocprof_hold
+	_a=$(slab_kb)
+	echo free >/proc/allocprof_hold
+	echo "@@HOLD $kind 16384 $_b $_a"
+done
 
 # Reading /proc/allocinfo: one full read per block size, at four numbers
 # of rows, against a seq_file printing as many rows with one seq_printf

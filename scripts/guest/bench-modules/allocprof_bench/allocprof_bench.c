@@ -12,6 +12,10 @@
  *   at once, for make bench SMP=1 (see smp_show()).
  * /proc/allocprof_clock: ktime_get_ns(), for timing shell workloads.
  * /proc/allocprof_sizes: sizes of the profiling metadata, when built in.
+ * /proc/allocprof_hold: writing "kmalloc N" or "account N" allocates N
+ *   64-byte objects with GFP_KERNEL or GFP_KERNEL_ACCOUNT and keeps them
+ *   until "free" (or the next command): the slab memory they take, read
+ *   around the write, is the bytes per object with their metadata.
  */
 #include <linux/delay.h>
 #include <linux/gfp.h>
@@ -22,6 +26,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
+#include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #ifdef CONFIG_MEM_ALLOC_PROFILING
 #include <linux/alloc_tag.h>
@@ -41,6 +46,16 @@ static void kmalloc_pairs(unsigned int rounds)
 	for (r = 0; r < rounds; r++)
 		for (size = READ_ONCE(min_size); size <= max_size; size += step)
 			kfree(kmalloc(size, GFP_KERNEL));
+}
+
+/* Charged to the writer's memory cgroup too, where memcg accounts kmem */
+static void kmalloc_account_pairs(unsigned int rounds)
+{
+	unsigned int r, size;
+
+	for (r = 0; r < rounds; r++)
+		for (size = READ_ONCE(min_size); size <= max_size; size += step)
+			kfree(kmalloc(size, GFP_KERNEL_ACCOUNT));
 }
 
 static void kmalloc_batches(unsigned int rounds)
@@ -103,6 +118,7 @@ struct bench {
 static const struct bench benches[] = {
 	{ "kmalloc_free_8-240", kmalloc_pairs, 1000, 1000 * NSIZES },
 	{ "kmalloc_batch64_8-240", kmalloc_batches, 20, 20 * NSIZES * BATCH },
+	{ "kmalloc_account_8-240", kmalloc_account_pairs, 1000, 1000 * NSIZES },
 	{ "kmem_cache_alloc_free", cache_pairs, 30000, 30000 },
 	{ "alloc_page_free", page_pairs, 30000, 30000 },
 	{ "get_free_pages_o0", gfp0_pairs, 30000, 30000 },
@@ -299,19 +315,77 @@ static int sizes_show(struct seq_file *m, void *v)
 	return 0;
 }
 
+#define HOLD_MAX	65536
+#define HOLD_SIZE	64
+/* Allocated at load, so that it is not among the slab memory measured */
+static void **held;
+static unsigned int nr_held;
+
+static void hold_free(void)
+{
+	while (nr_held)
+		kfree(held[--nr_held]);
+}
+
+static ssize_t hold_write(struct file *file, const char __user *ubuf,
+			  size_t len, loff_t *pos)
+{
+	char cmd[32], kind[9];
+	unsigned int n;
+	gfp_t gfp;
+
+	if (len >= sizeof(cmd))
+		return -EINVAL;
+	if (copy_from_user(cmd, ubuf, len))
+		return -EFAULT;
+	cmd[len] = '\0';
+	hold_free();
+	if (sysfs_streq(cmd, "free"))
+		return len;
+	if (sscanf(cmd, "%8s %u", kind, &n) != 2 || n > HOLD_MAX)
+		return -EINVAL;
+	if (!strcmp(kind, "kmalloc"))
+		gfp = GFP_KERNEL;
+	else if (!strcmp(kind, "account"))
+		gfp = GFP_KERNEL_ACCOUNT;
+	else
+		return -EINVAL;
+	while (nr_held < n) {
+		held[nr_held] = kmalloc(HOLD_SIZE, gfp);
+		if (!held[nr_held]) {
+			hold_free();
+			return -ENOMEM;
+		}
+		nr_held++;
+	}
+	return len;
+}
+
+static const struct proc_ops hold_ops = {
+	.proc_write	= hold_write,
+	.proc_lseek	= noop_llseek,
+};
+
 static int __init bench_init(void)
 {
+	held = vmalloc(HOLD_MAX * sizeof(*held));
 	bench_cache = kmem_cache_create("allocprof_bench", 128, 0, 0, NULL);
-	if (!bench_cache)
+	if (!bench_cache || !held) {
+		kmem_cache_destroy(bench_cache);
+		vfree(held);
 		return -ENOMEM;
+	}
 	if (!proc_create_single("allocprof_bench", 0400, NULL, bench_show) ||
 	    !proc_create_single("allocprof_smp", 0400, NULL, smp_show) ||
 	    !proc_create_single("allocprof_clock", 0444, NULL, clock_show) ||
-	    !proc_create_single("allocprof_sizes", 0444, NULL, sizes_show)) {
+	    !proc_create_single("allocprof_sizes", 0444, NULL, sizes_show) ||
+	    !proc_create("allocprof_hold", 0200, NULL, &hold_ops)) {
+		remove_proc_entry("allocprof_sizes", NULL);
 		remove_proc_entry("allocprof_bench", NULL);
 		remove_proc_entry("allocprof_smp", NULL);
 		remove_proc_entry("allocprof_clock", NULL);
 		kmem_cache_destroy(bench_cache);
+		vfree(held);
 		return -ENOMEM;
 	}
 	return 0;
@@ -319,6 +393,9 @@ static int __init bench_init(void)
 
 static void __exit bench_exit(void)
 {
+	remove_proc_entry("allocprof_hold", NULL);
+	hold_free();
+	vfree(held);
 	remove_proc_entry("allocprof_sizes", NULL);
 	remove_proc_entry("allocprof_clock", NULL);
 	remove_proc_entry("allocprof_smp", NULL);
