@@ -34,8 +34,8 @@ $2 == "@@SLABINFO" && $3 !~ /^(#|slabinfo)/ {
 	else objs[$1] += $5
 }
 $2 == "@@SIZES" { sz[$1, $3] = $4 }
-# kind objects slab_kB_before slab_kB_after: slab bytes per object held
 $2 == "@@MEMCG" { inmemcg[$1] = 1 }
+# kind objects slab_kB_before slab_kB_after: slab bytes per object held
 $2 == "@@HOLD" { held[$1, $3] = sprintf("%.2f", ($6 - $5) * 1024 / $4) }
 $2 == "@@READ" {
 	c = $1; rows = $3; bs = $4
