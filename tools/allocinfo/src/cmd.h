@@ -403,13 +403,16 @@ struct readinfo {
 };
 
 void readinfo_start(struct readinfo *ri, const struct opts *o, const char *path);
-void readinfo_add(struct readinfo *ri, const struct allocinfo_entry *e);
+void readinfo_add(struct readinfo *ri, int64_t bytes, uint64_t calls);
+void readinfo_failed(struct readinfo *ri, const struct opts *o,
+		     enum read_reason reason);
 void readinfo_done(struct readinfo *ri, const struct opts *o, int rc,
 		   const struct allocinfo_list *l, int too_big);
+int metrics_failed(const struct readinfo *ri, const struct opts *o, int rc);
 void metrics_rows(FILE *f, const struct row *rows, size_t n,
 		  const struct readinfo *ri, const struct opts *o);
 void metrics_numa(FILE *f, const struct row *rows, size_t n, int nodes,
-		  const struct opts *o);
+		  const struct readinfo *ri, const struct opts *o);
 
 /* ---- the views ------------------------------------------------------- */
 

@@ -13,6 +13,7 @@
  *   allocinfo_profiling_state{state="S"}   (live file) 1 for the state, else 0
  *   allocinfo_call_sites, allocinfo_total_bytes, allocinfo_total_calls
  *                                          over every row of the source
+ *                                          (--numa: every call site)
  *
  * then its rows:
  *
@@ -261,12 +262,30 @@ void readinfo_start(struct readinfo *ri, const struct opts *o, const char *path)
 	ri->live = path != core_source && is_live(o, path);
 }
 
-/* A row of the source, shown or not. */
-void readinfo_add(struct readinfo *ri, const struct allocinfo_entry *e)
+/* A call site of the source, shown or not. */
+void readinfo_add(struct readinfo *ri, int64_t bytes, uint64_t calls)
 {
 	ri->sites++;
-	ri->total_bytes = sat_add(ri->total_bytes, allocinfo_entry_bytes(e));
-	ri->total_calls = sat_addu(ri->total_calls, allocinfo_entry_calls(e));
+	ri->total_bytes = sat_add(ri->total_bytes, bytes);
+	ri->total_calls = sat_addu(ri->total_calls, calls);
+}
+
+/* What a live source says beside its rows: the switch, the last read. */
+static void readinfo_live(struct readinfo *ri, const struct opts *o)
+{
+	if (!ri->live)
+		return;
+	ri->prof = prof_state(o);
+	ri->last_success = ri->ok ? (int64_t)time(NULL) : previous_success(o);
+}
+
+/* A read that failed before the source was parsed, for @reason. */
+void readinfo_failed(struct readinfo *ri, const struct opts *o,
+		     enum read_reason reason)
+{
+	ri->ok = 0;
+	ri->reason = reason;
+	readinfo_live(ri, o);
 }
 
 /*
@@ -291,10 +310,19 @@ void readinfo_done(struct readinfo *ri, const struct opts *o, int rc,
 	case ALLOCINFO_ETOOBIG: ri->reason = RR_TOO_LARGE; break;
 	default: ri->reason = RR_IO; break;
 	}
-	if (!ri->live)
-		return;
-	ri->prof = prof_state(o);
-	ri->last_success = ri->ok ? (int64_t)time(NULL) : previous_success(o);
+	readinfo_live(ri, o);
+}
+
+/* The exposition of a failed read; returns the exit status. */
+int metrics_failed(const struct readinfo *ri, const struct opts *o, int rc)
+{
+	struct outfile of;
+	int wrc;
+
+	out_open(&of, o, 0644);
+	metrics_rows(of.f, NULL, 0, ri, o);
+	wrc = out_close(&of, 1);
+	return rc ? rc : wrc ? wrc : EX_RUNTIME;
 }
 
 /* the families of the read and of the source as a whole */
@@ -384,10 +412,15 @@ void metrics_rows(FILE *f, const struct row *rows, size_t n,
 		fputs("# EOF\n", f);
 }
 
-/* per-node rows of --numa: each row's aux is its struct nodes */
+/*
+ * per-node rows of --numa, after the families of the read (the totals are
+ * over the call sites, each site's rows merged): each row's aux is its
+ * struct nodes
+ */
 void metrics_numa(FILE *f, const struct row *rows, size_t n, int nodes,
-		  const struct opts *o)
+		  const struct readinfo *ri, const struct opts *o)
 {
+	metrics_source(f, ri, o);
 	family(f, o, "allocinfo_node_bytes", "gauge", "bytes",
 	       "Bytes currently allocated from the call site on the NUMA node.");
 	for (size_t i = 0; i < n; i++)

@@ -215,34 +215,51 @@ int cmd_numa(const struct opts *o)
 	struct allocinfo_query *q;
 	struct row *rows = NULL;
 	size_t ns, kept = 0, shown, bad, over = 0, worst = 0;
+	struct readinfo ri;
 	struct outfile of;
 	FILE *f;
 	long nrows;
 	int nodes, rc, any_stats = 0;
+	int metrics = o->fmt == FMT_OPENMETRICS || o->fmt == FMT_PROMETHEUS;
 
 	if (o->group)
 		usage_error("--numa cannot be combined with --group");
 	if (o->fmt == FMT_JSON || o->fmt == FMT_FOLDED)
 		usage_error("--numa prints a table, --csv, --openmetrics or --prometheus");
+	readinfo_start(&ri, o, o->input);
 	if (!src) {
 		src = live_path(o, "allocinfo_numa");
 		if (access(src, F_OK)) {
 			warnx("%s: not found: the kernel lacks NUMA support or "
 			      "profiling, or the machine has a single node", src);
-			return EX_RUNTIME;
+			if (!metrics)
+				return EX_RUNTIME;
+			readinfo_failed(&ri, o, RR_NOT_FOUND);
+			return metrics_failed(&ri, o, EX_RUNTIME);
 		}
 	}
 	l = list_new();
 	q = query_new(o, 0);
-	allocinfo_list_set_query(l, q);
-	if ((rc = load(l, o, src, 1)))
+	/* the metrics' totals are over every call site, the filters' or not */
+	if (!metrics)
+		allocinfo_list_set_query(l, q);
+	if ((rc = load(l, o, src, 1))) {
+		if (metrics) {
+			readinfo_done(&ri, o, rc, l, 0);
+			rc = metrics_failed(&ri, o, rc);
+		}
 		goto out;
+	}
 	nrows = numa_rows(l, src_name(o, src), &rows, &nodes, &bad);
 	if (nrows < 0) {
 		warnx("%s: not a per-node file: no row has a node:N pair "
 		      "(--numa reads /proc/allocinfo_numa or a copy of it)",
 		      src_name(o, src));
 		rc = EX_RUNTIME;
+		if (metrics) {
+			readinfo_failed(&ri, o, RR_FORMAT);
+			rc = metrics_failed(&ri, o, rc);
+		}
 		goto out;
 	}
 	if (bad) {
@@ -250,16 +267,28 @@ int cmd_numa(const struct opts *o)
 		      bad, bad == 1 ? "" : "s", o->strict ? " (fatal with --strict)" : "");
 		if (o->strict) {
 			rc = EX_MALFORMED;
+			if (metrics) {
+				readinfo_done(&ri, o, rc, l, 0);
+				ri.malformed += bad;
+				rc = metrics_failed(&ri, o, rc);
+			}
 			goto out;
 		}
 	}
 	ns = numa_merge(rows, (size_t)nrows, nodes);
 	for (size_t i = 0; i < ns; i++) {
+		readinfo_add(&ri, rows[i].bytes, rows[i].calls);
 		any_stats |= rows[i].st.valid;
-		if (row_values_match(&rows[i], o))
+		/* the patterns name a site's file, function or module: any row of it */
+		if ((!metrics || !q || allocinfo_query_test(q, rows[i].e)) &&
+		    row_values_match(&rows[i], o))
 			rows[kept++] = rows[i];
 		else
 			nodes_free(&rows[i]);
+	}
+	if (metrics) {
+		readinfo_done(&ri, o, 0, l, 0);
+		ri.malformed += bad;
 	}
 	warn_stats_sort(o, any_stats);
 	rows_sort(rows, kept, o, row_cmp);
@@ -275,7 +304,7 @@ int cmd_numa(const struct opts *o)
 	else if (o->fmt == FMT_TABLE)
 		numa_table(f, rows, kept, shown, nodes, o);
 	else
-		metrics_numa(f, rows, shown, nodes, o);
+		metrics_numa(f, rows, shown, nodes, &ri, o);
 	rc = out_close(&of, 1);
 	if (!rc && over) {
 		say_over(over, &rows[worst], o);

@@ -20,17 +20,11 @@
 #include "cmd.h"
 
 /* The metrics of a failed read; returns the exit status. */
-static int metrics_failed(struct readinfo *ri, const struct opts *o, int rc,
-			  const struct allocinfo_list *l, int too_big)
+static int show_failed(struct readinfo *ri, const struct opts *o, int rc,
+		       const struct allocinfo_list *l, int too_big)
 {
-	struct outfile of;
-	int wrc;
-
 	readinfo_done(ri, o, rc, l, too_big);
-	out_open(&of, o, 0644);
-	metrics_rows(of.f, NULL, 0, ri, o);
-	wrc = out_close(&of, 1);
-	return rc ? rc : wrc ? wrc : EX_RUNTIME;
+	return metrics_failed(ri, o, rc);
 }
 
 int cmd_show(int npos, char **pos, struct opts *o)
@@ -68,7 +62,7 @@ int cmd_show(int npos, char **pos, struct opts *o)
 		allocinfo_list_set_query(l, q);
 	if ((rc = scan_open(l, o, o->input))) {
 		if (metrics)
-			rc = metrics_failed(&ri, o, rc, l, 0);
+			rc = show_failed(&ri, o, rc, l, 0);
 		goto out;
 	}
 	sel_init(&s, o, limit_of(o, o->fmt == FMT_TABLE), 1);
@@ -78,7 +72,7 @@ int cmd_show(int npos, char **pos, struct opts *o)
 
 		if (metrics) {
 			occ = occ_next(&om, e, &s);
-			readinfo_add(&ri, e);
+			readinfo_add(&ri, allocinfo_entry_bytes(e), allocinfo_entry_calls(e));
 			if (s.too_big)
 				break;
 			if (q && !allocinfo_query_test(q, e))
@@ -97,13 +91,13 @@ int cmd_show(int npos, char **pos, struct opts *o)
 		sel_free(&s);
 		rc = too_big(o, o->input);
 		if (metrics)
-			rc = metrics_failed(&ri, o, rc, l, 1);
+			rc = show_failed(&ri, o, rc, l, 1);
 		goto out;
 	}
 	if ((rc = scan_close(l, o, o->input, bad))) {
 		sel_free(&s);
 		if (metrics)
-			rc = metrics_failed(&ri, o, rc, l, 0);
+			rc = show_failed(&ri, o, rc, l, 0);
 		goto out;
 	}
 	warn_stats_sort(o, s.any_stats);

@@ -46,6 +46,48 @@ for fmt in prometheus openmetrics; do
 	done
 	check "$fmt: per-node samples equal the fixture's rows" eval '[ $rc = 0 ] && [ -z "$bad" ] && [ $(grep -c "^allocinfo_node_bytes{" "$T/out") = 9 ]'
 done
+# the families of the read: totals over every call site of the file,
+# whatever the filters and -n show; a live file's switch
+val() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print "none" }' "$T/out"; }
+sums=$(awk '/^ *[0-9]/ { b += $1; c += $2 } END { print b, c }' "$F")
+for args in "" "--module foo" "-n 1"; do
+	run --numa --prometheus $args "$F"
+	check "prometheus ${args:-whole}: read success, 3 sites, the file's totals" eval '[ $rc = 0 ] &&
+		[ "$(val allocinfo_read_success)" = 1 ] && [ "$(val allocinfo_call_sites)" = 3 ] &&
+		[ "$(val allocinfo_total_bytes) $(val allocinfo_total_calls)" = "$sums" ] &&
+		[ "$(val allocinfo_malformed_lines)" = 0 ] && ! grep -q "^allocinfo_profiling" "$T/out"'
+done
+run --numa --prometheus --module foo "$F"
+check "prometheus --module foo: only foo's node samples" eval '[ $(grep -c "^allocinfo_node_bytes{" "$T/out") = 3 ] && ! grep "^allocinfo_node_bytes{" "$T/out" | grep -qv foo'
+if command -v promtool >/dev/null; then
+	check "prometheus: promtool check metrics" eval 'promtool check metrics <"$T/out" >/dev/null 2>&1'
+else
+	ok "prometheus: promtool check metrics # SKIP no promtool"
+fi
+P=$T/proc
+mkdir -p "$P/sys/vm"
+echo 1 >"$P/sys/vm/mem_profiling"
+cp "$F" "$P/allocinfo_numa"
+: >"$P/allocinfo"
+ALLOCINFO_PROC_ROOT=$P timeout 60 "$A" --numa --prometheus >"$T/out" 2>"$T/err"; rc=$?
+check "prometheus live: the switch and the time of the read" eval '[ $rc = 0 ] &&
+	[ "$(val allocinfo_profiling_enabled)" = 1 ] && [ "$(val allocinfo_last_success_timestamp_seconds)" != none ] &&
+	[ "$(val allocinfo_call_sites)" = 3 ]'
+rm "$P/allocinfo_numa"
+ALLOCINFO_PROC_ROOT=$P timeout 60 "$A" --numa --openmetrics >"$T/out" 2>"$T/err"; rc=$?
+check "openmetrics live file missing: exit 1, not_found, # EOF" eval '[ $rc = 1 ] &&
+	[ "$(val allocinfo_read_success)" = 0 ] && [ "$(val allocinfo_read_error{reason=\"not_found\"})" = 1 ] &&
+	[ "$(tail -1 "$T/out")" = "# EOF" ] && ! grep -q "^allocinfo_node_bytes" "$T/out"'
+run --numa --prometheus tests/fixtures/v2.txt
+check "prometheus: a file that is not per node: exit 1, format" eval '[ $rc = 1 ] &&
+	[ "$(val allocinfo_read_error{reason=\"format\"})" = 1 ] && [ "$(val allocinfo_read_success)" = 0 ]'
+printf 'allocinfo - version: 2.0\n 1 1 a.c:1 func:f node:x\n 2 1 b.c:1 func:g node:0\n' >"$T/bad1.txt"
+run --numa --prometheus "$T/bad1.txt"
+check "prometheus: a row without a valid node is a malformed line" eval '[ $rc = 0 ] &&
+	[ "$(val allocinfo_malformed_lines)" = 1 ] && [ "$(val allocinfo_call_sites)" = 1 ]'
+run --numa --prometheus --strict "$T/bad1.txt"
+check "prometheus --strict: the read fails as malformed, exit 3" eval '[ $rc = 3 ] &&
+	[ "$(val allocinfo_read_error{reason=\"malformed\"})" = 1 ] && ! grep -q "^allocinfo_node_bytes" "$T/out"'
 run --numa -b "$F"
 check "table: node columns" eval 'head -1 "$T/out" | grep -q "BYTES *CALLS *NODE0 *NODE1 *NODE2 *LOCATION"'
 total=$(awk '$3 == "mm/slub.c:1234" { b += $1; c += $2 } END { print b, c }' "$F")
