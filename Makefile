@@ -40,7 +40,7 @@ stress: deps
 	$(S)/apply-series.sh
 	$(SERIES_ENV) $(S)/stress.sh
 
-## bench         stock vs patched kernels under QEMU -icount: Documentation/benchmarks.md (EXTRA=1: two more; PEER=1: upstream 6.12 too; BASE=CONFIG [PACKED=1]: a distribution's; MEMCG=1: with memory cgroups)
+## bench         stock vs patched kernels under QEMU -icount: Documentation/benchmarks.md (EXTRA=1: two more; PEER=1: upstream 6.12 too; BASE=CONFIG [PACKED=1]: a distribution's, ARCH=arm64 too; MEMCG=1: with memory cgroups)
 bench: deps
 	$(S)/bench.sh
 

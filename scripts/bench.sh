@@ -22,7 +22,7 @@
 # stock), and puts a table of both series' overheads side by side at its
 # head, spliced between the bench-peer markers of the document.
 #
-# BASE=CONFIG (x86_64) measures a distribution's configuration instead of
+# BASE=CONFIG measures a distribution's configuration instead of
 # tinyconfig: bench-stock-base and bench-prof-base start from that .config
 # (Debian's amd64 one: /usr/src/linux-config-6.1/config.amd64_none_amd64.xz)
 # with its modules and debug information left out, boot as stock, never,
@@ -32,6 +32,11 @@
 # leave page flags room for packed page references on Debian's amd64
 # configuration: bench-stock-base-packed and bench-prof-base-packed, into
 # runs-base-packed, report-base-packed.md and the bench-base-packed markers.
+# ARCH=arm64 with BASE (Debian's arm64 one: build/arm64-config/usr/src/
+# linux-config-6.1/config.arm64_none_arm64.xz, which make deps fetches)
+# builds bench-stock-arm64-base and bench-prof-arm64-base, into
+# runs-arm64-base, report-arm64-base.md and the bench-arm64-base markers;
+# ARM64_CPU applies as above.
 #
 # MEMCG=1 (x86_64) measures with memory cgroups: bench-stock-memcg and
 # bench-prof-memcg add kmem accounting (scripts/configs/memcg.config) to
@@ -60,10 +65,12 @@ use_arch "$arch"
 sfx=""
 [ "$KARCH" = x86_64 ] || sfx=-$KARCH
 if [ -n "${BASE:-}" ]; then
-	[ "$KARCH" = x86_64 ] || die "BASE= is measured on x86_64 only"
 	[ -f "$BASE" ] || die "no base config $BASE"
-	sfx=-base
-	[ "${PACKED:-0}" = 0 ] || sfx=-base-packed
+	sfx=$sfx-base
+	if [ "${PACKED:-0}" != 0 ]; then
+		[ "$KARCH" = x86_64 ] || die "PACKED=1 is for x86_64's page flags"
+		sfx=-base-packed
+	fi
 elif [ "${PACKED:-0}" != 0 ]; then
 	die "PACKED=1 packs page references on a distribution's configuration: set BASE too"
 fi
@@ -220,7 +227,7 @@ end=$(date +%s)
 note="builds $((built - start)) s, boots $((end - built)) s"
 [ "$KARCH" = x86_64 ] || note="\`$QEMU ${machine[*]}\`, $note"
 case $sfx in
--base) note="\`${BASE##*/}\`, $note" ;;
+-base | -arm64-base) note="\`${BASE##*/}\`, $note" ;;
 -base-packed) note="\`${BASE##*/}\` with packed-refs, $note" ;;
 -memcg) note="with memory cgroups, the work in a child cgroup, $note" ;;
 esac

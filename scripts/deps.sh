@@ -1,7 +1,9 @@
 #!/bin/bash
 # Install what allocprof needs with apt-get, or say what to install.
 # arm64 guests: a cross compiler, qemu-system-aarch64 and Debian's static
-# arm64 busybox, extracted into build/ (ARM64_ROOT) for their initramfs.
+# arm64 busybox, extracted into build/ (ARM64_ROOT) for their initramfs;
+# Debian's arm64 kernel configuration (linux-config-6.1:arm64, ARM64_BASE)
+# for make bench ARCH=arm64 BASE=.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -29,26 +31,31 @@ done
 arm64_arch=1
 dpkg --print-foreign-architectures | grep -qx arm64 || arm64_arch=0
 
-# get_busybox: download busybox-static:arm64 and extract it into ARM64_ROOT
-# (apt-get download needs no root, only the arm64 package lists).
-get_busybox() {
+# get_arm64 PKG DIR FILE: download the arm64 package PKG and extract it
+# into DIR, which must then hold FILE (apt-get download needs no root, only
+# the arm64 package lists).
+get_arm64() {
 	local tmp
 	tmp=$(mktemp -d)
-	(cd "$tmp" && apt-get download -q busybox-static:arm64 >/dev/null 2>&1) || {
+	(cd "$tmp" && apt-get download -q "$1:arm64" >/dev/null 2>&1) || {
 		rm -rf "$tmp"
 		return 1
 	}
-	rm -rf "$ARM64_ROOT"
-	mkdir -p "$ARM64_ROOT"
-	dpkg-deb -x "$tmp"/busybox-static_*_arm64.deb "$ARM64_ROOT"
+	rm -rf "$2"
+	mkdir -p "$2"
+	dpkg-deb -x "$tmp/$1"_*_arm64.deb "$2"
 	rm -rf "$tmp"
-	[ -x "$ARM64_ROOT/bin/busybox" ]
+	[ -f "$3" ]
 }
+get_busybox() { get_arm64 busybox-static "$ARM64_ROOT" "$ARM64_ROOT/bin/busybox"; }
+get_config() { get_arm64 linux-config-6.1 "${ARM64_BASE%/usr/src/*}" "$ARM64_BASE"; }
 
-busybox=1
+busybox=1 config=1
 [ -x "$ARM64_ROOT/bin/busybox" ] || busybox=0
-[ -z "$missing" ] && [ "$busybox" = 1 ] && exit 0
-if [ "$busybox" = 0 ] && [ -z "$missing" ] && [ "$arm64_arch" = 1 ] && get_busybox; then
+[ -f "$ARM64_BASE" ] || config=0
+[ -z "$missing" ] && [ "$busybox" = 1 ] && [ "$config" = 1 ] && exit 0
+if [ -z "$missing" ] && [ "$arm64_arch" = 1 ] &&
+	{ [ "$busybox" = 1 ] || get_busybox; } && { [ "$config" = 1 ] || get_config; }; then
 	exit 0
 fi
 
@@ -57,11 +64,7 @@ if [ "$(id -u)" != 0 ]; then
 	[ "$arm64_arch" = 1 ] || echo "  dpkg --add-architecture arm64" >&2
 	echo "  apt-get update" >&2
 	[ -z "$missing" ] || echo "  apt-get install -y$missing" >&2
-	[ "$busybox" = 1 ] || {
-		echo "and then, as any user:" >&2
-		echo "  (cd /tmp && apt-get download busybox-static:arm64 &&" \
-			"dpkg-deb -x busybox-static_*_arm64.deb $ARM64_ROOT)" >&2
-	}
+	[ "$busybox" = 1 ] && [ "$config" = 1 ] || echo "and then, as any user: make deps" >&2
 	exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
@@ -75,4 +78,8 @@ fi
 if [ "$busybox" = 0 ]; then
 	msg "extracting busybox-static:arm64 into $ARM64_ROOT"
 	get_busybox || die "cannot download busybox-static:arm64"
+fi
+if [ "$config" = 0 ]; then
+	msg "extracting linux-config-6.1:arm64 into ${ARM64_BASE%/usr/src/*}"
+	get_config || die "cannot download linux-config-6.1:arm64"
 fi

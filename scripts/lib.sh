@@ -29,6 +29,9 @@ source_version() {
 
 # arm64 guests run Debian's busybox-static:arm64, which deps.sh extracts here.
 ARM64_ROOT=$BUILD/arm64-root
+# Debian's arm64 kernel configuration (linux-config-6.1:arm64), which
+# deps.sh extracts under build/arm64-config, for make bench ARCH=arm64 BASE=.
+ARM64_BASE=$BUILD/arm64-config/usr/src/linux-config-6.1/config.arm64_none_arm64.xz
 
 # kernel_word NAME KEY: the value of the KEY= word of kernel NAME's line
 # in scripts/configs/kernels; empty without.
