@@ -409,6 +409,10 @@ void readinfo_failed(struct readinfo *ri, const struct opts *o,
 void readinfo_done(struct readinfo *ri, const struct opts *o, int rc,
 		   const struct allocinfo_list *l, int too_big);
 int metrics_failed(const struct readinfo *ri, const struct opts *o, int rc);
+int metrics_read_failed(struct readinfo *ri, const struct opts *o, int rc,
+			const struct allocinfo_list *l, int too_big);
+int metrics_unread(struct readinfo *ri, const struct opts *o,
+		   enum read_reason reason, int rc);
 void metrics_rows(FILE *f, const struct row *rows, size_t n,
 		  const struct readinfo *ri, const struct opts *o);
 void metrics_numa(FILE *f, const struct row *rows, size_t n, int nodes,

@@ -325,6 +325,22 @@ int metrics_failed(const struct readinfo *ri, const struct opts *o, int rc)
 	return rc ? rc : wrc ? wrc : EX_RUNTIME;
 }
 
+/* readinfo_done(), then the exposition of the failed read. */
+int metrics_read_failed(struct readinfo *ri, const struct opts *o, int rc,
+			const struct allocinfo_list *l, int too_big)
+{
+	readinfo_done(ri, o, rc, l, too_big);
+	return metrics_failed(ri, o, rc);
+}
+
+/* readinfo_failed() for @reason, then the exposition of the failed read. */
+int metrics_unread(struct readinfo *ri, const struct opts *o,
+		   enum read_reason reason, int rc)
+{
+	readinfo_failed(ri, o, reason);
+	return metrics_failed(ri, o, rc);
+}
+
 /* the families of the read and of the source as a whole */
 static void metrics_source(FILE *f, const struct readinfo *ri,
 			   const struct opts *o)

@@ -234,8 +234,7 @@ int cmd_numa(const struct opts *o)
 			      "profiling, or the machine has a single node", src);
 			if (!metrics)
 				return EX_RUNTIME;
-			readinfo_failed(&ri, o, RR_NOT_FOUND);
-			return metrics_failed(&ri, o, EX_RUNTIME);
+			return metrics_unread(&ri, o, RR_NOT_FOUND, EX_RUNTIME);
 		}
 	}
 	l = list_new();
@@ -244,10 +243,8 @@ int cmd_numa(const struct opts *o)
 	if (!metrics)
 		allocinfo_list_set_query(l, q);
 	if ((rc = load(l, o, src, 1))) {
-		if (metrics) {
-			readinfo_done(&ri, o, rc, l, 0);
-			rc = metrics_failed(&ri, o, rc);
-		}
+		if (metrics)
+			rc = metrics_read_failed(&ri, o, rc, l, 0);
 		goto out;
 	}
 	nrows = numa_rows(l, src_name(o, src), &rows, &nodes, &bad);
@@ -256,10 +253,8 @@ int cmd_numa(const struct opts *o)
 		      "(--numa reads /proc/allocinfo_numa or a copy of it)",
 		      src_name(o, src));
 		rc = EX_RUNTIME;
-		if (metrics) {
-			readinfo_failed(&ri, o, RR_FORMAT);
-			rc = metrics_failed(&ri, o, rc);
-		}
+		if (metrics)
+			rc = metrics_unread(&ri, o, RR_FORMAT, rc);
 		goto out;
 	}
 	if (bad) {

@@ -19,14 +19,6 @@
 
 #include "cmd.h"
 
-/* The metrics of a failed read; returns the exit status. */
-static int show_failed(struct readinfo *ri, const struct opts *o, int rc,
-		       const struct allocinfo_list *l, int too_big)
-{
-	readinfo_done(ri, o, rc, l, too_big);
-	return metrics_failed(ri, o, rc);
-}
-
 int cmd_show(int npos, char **pos, struct opts *o)
 {
 	struct allocinfo_list *l;
@@ -62,7 +54,7 @@ int cmd_show(int npos, char **pos, struct opts *o)
 		allocinfo_list_set_query(l, q);
 	if ((rc = scan_open(l, o, o->input))) {
 		if (metrics)
-			rc = show_failed(&ri, o, rc, l, 0);
+			rc = metrics_read_failed(&ri, o, rc, l, 0);
 		goto out;
 	}
 	sel_init(&s, o, limit_of(o, o->fmt == FMT_TABLE), 1);
@@ -91,13 +83,13 @@ int cmd_show(int npos, char **pos, struct opts *o)
 		sel_free(&s);
 		rc = too_big(o, o->input);
 		if (metrics)
-			rc = show_failed(&ri, o, rc, l, 1);
+			rc = metrics_read_failed(&ri, o, rc, l, 1);
 		goto out;
 	}
 	if ((rc = scan_close(l, o, o->input, bad))) {
 		sel_free(&s);
 		if (metrics)
-			rc = show_failed(&ri, o, rc, l, 0);
+			rc = metrics_read_failed(&ri, o, rc, l, 0);
 		goto out;
 	}
 	warn_stats_sort(o, s.any_stats);
