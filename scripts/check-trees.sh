@@ -58,7 +58,7 @@ series_list=$(sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$patches/serie
 apply_stamp=$(cd "$patches" && echo "$series_list" | xargs cat series "$ROOT/scripts/check-trees.sh" | sha1sum | cut -c1-16)
 kernel_stamp=$apply_stamp-$(sum "$ROOT/scripts/configs" "$ROOT/scripts/build-kernel.sh")
 boot_stamp=$kernel_stamp-$(sum "$ROOT/scripts/guest" "$ROOT/scripts/boot-test.sh" "$ROOT/scripts/mkinitramfs.sh")
-cmdline="kunit.filter_glob=alloc_tag allocprof.tests=00-*,40-*"
+cmdline="kunit.filter_glob=alloc_tag* allocprof.tests=00-*,40-*"
 
 # apply T: the series onto T/series (extracting T/src once); a line a
 # patch in T/apply.txt: PATCH, STATUS (clean, offset, fuzz or reject),
